@@ -1,0 +1,7 @@
+"""The suite's scene fixtures, registered for laws/ and tests/ alike."""
+
+pytest_plugins = [
+    "fixtures.solver_fixtures",
+    "fixtures.coupling_fixtures",
+    "fixtures.warp_fixtures",
+]

@@ -1,0 +1,1 @@
+"""Proxies of a MuJoCo body for solvers coupled to it."""
