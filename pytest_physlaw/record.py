@@ -1,0 +1,120 @@
+"""What a law run leaves behind: one `CheckRecord` per checked quantity, one `LawRecord` per test.
+
+These records are the plugin's only data model. The fixture fills them, the terminal table, the
+JSON report, the Markdown table, the catalogue and the baseline gate read them, and xdist workers
+ship them to the controller as their JSON form (`to_json` / `from_json`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+def encode_float(x: float | None) -> float | str | None:
+    """JSON has no NaN or infinity: store them as the strings "nan", "inf", "-inf"."""
+    if x is None or math.isfinite(x):
+        return x
+    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+
+
+def decode_float(x: float | str | None) -> float | None:
+    return None if x is None else float(x)
+
+
+@dataclass
+class CheckRecord:
+    """The worst of all checks of one quantity in one test.
+
+    `bounds` holds the bounds as given (keys among le, lt, ge, gt, near) plus the effective `tol`
+    of a `near` check; `bound` is their human form ("<= 10", "0.5 .. 2", "1 ± 0.1").
+    `margin` is the normalised headroom (>= 0 when passing); `count` is how many times the
+    quantity was checked (a loop, a Hypothesis example). `drift` is the margin shift the gate
+    allows (None: exempt).
+    """
+
+    quantity: str
+    value: float
+    bound: str
+    bounds: dict[str, float]
+    margin: float
+    passed: bool
+    unit: str | None = None
+    why: str | None = None
+    drift: float | None = 0.25
+    count: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "quantity": self.quantity,
+            "value": encode_float(self.value),
+            "unit": self.unit,
+            "bound": self.bound,
+            "bounds": {k: encode_float(v) for k, v in self.bounds.items()},
+            "margin": encode_float(self.margin),
+            "passed": self.passed,
+            "count": self.count,
+            "why": self.why,
+            "drift": self.drift,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> CheckRecord:
+        return cls(
+            quantity=d["quantity"],
+            value=decode_float(d["value"]),
+            unit=d.get("unit"),
+            bound=d["bound"],
+            bounds={k: decode_float(v) for k, v in d.get("bounds", {}).items()},
+            margin=decode_float(d["margin"]),
+            passed=bool(d["passed"]),
+            count=int(d.get("count", 1)),
+            why=d.get("why"),
+            drift=d.get("drift", 0.25),
+        )
+
+
+@dataclass
+class LawRecord:
+    """One law test: who it is, what it states, how it ended, and its checks in check order.
+
+    `outcome` is one of passed, failed, error, skipped, xfailed, xpassed.
+    `path` is the test file relative to the rootdir (the gate's "under the collected paths" test).
+    """
+
+    nodeid: str
+    path: str
+    law: str | None = None
+    source: str | None = None
+    doc: str | None = None
+    outcome: str = "passed"
+    known_gap: str | None = None
+    checks: list[CheckRecord] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "nodeid": self.nodeid,
+            "path": self.path,
+            "law": self.law,
+            "source": self.source,
+            "doc": self.doc,
+            "outcome": self.outcome,
+            "known_gap": self.known_gap,
+            "checks": [c.to_json() for c in self.checks],
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> LawRecord:
+        return cls(
+            nodeid=d["nodeid"],
+            path=d["path"],
+            law=d.get("law"),
+            source=d.get("source"),
+            doc=d.get("doc"),
+            outcome=d.get("outcome", "passed"),
+            known_gap=d.get("known_gap"),
+            checks=[CheckRecord.from_json(c) for c in d.get("checks", [])],
+        )
