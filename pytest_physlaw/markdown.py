@@ -1,0 +1,62 @@
+"""The law table and the gate's regressions as Markdown (`--law-markdown PATH`).
+
+When the environment variable GITHUB_STEP_SUMMARY names a file (GitHub Actions), the same text is
+appended there, so a workflow's summary page shows the run's laws.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pytest_physlaw.gate import GateResult
+from pytest_physlaw.report import gaps
+from pytest_physlaw.session import LawSession
+from pytest_physlaw.table import HEADER, check_rows, counts
+
+
+def cell(text: str) -> str:
+    """A table cell: pipes escaped, newlines flattened."""
+    return " ".join(text.replace("\\", "\\\\").replace("|", "\\|").split()) or " "
+
+
+def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def render(run: LawSession, gate: GateResult | None = None) -> str:
+    """The whole Markdown text: counts, regressions first when there are any, laws, gaps, notes."""
+    lines = ["## Physics laws", "", counts(run, gate), ""]
+    if gate is not None and gate.regressions:
+        lines += ["### Law regressions", ""]
+        lines += [f"- {cell(str(f))}" for f in gate.regressions]
+        lines.append("")
+    rows = [(f"`{r.law}`" if r.law else r.law, *r.cells()[1:]) for r in check_rows(run, gate)]
+    if rows:
+        lines += table(HEADER, rows) + [""]
+    if run.gap_pages:
+        lines += ["### Known gaps", ""]
+        lines += table(("gap page", "kept by", "status"),
+                       [(g["page"], ", ".join(f"`{t}`" for t in g["tests"]) or "-", g["status"]) for g in gaps(run)])
+        lines.append("")
+    if gate is not None and gate.notes:
+        lines += ["### Baseline notes", ""]
+        lines += [f"- {cell(str(f))}" for f in gate.notes]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_markdown(path: str | Path | None, run: LawSession, gate: GateResult | None = None) -> str:
+    """Write the Markdown to `path` (parents created) and append it to GITHUB_STEP_SUMMARY if set."""
+    text = render(run, gate)
+    if path is not None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as f:
+            f.write(text + "\n")
+    return text

@@ -1,0 +1,150 @@
+"""The terminal summary: a "physics laws" section with one row per check and the gaps, and a
+"law regressions" section when the baseline gate fails the run.
+
+`-q` keeps only the rows that need attention (failed unexpectedly or drifted) and the counts.
+The rows are also what the Markdown table shows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_physlaw.gate import GateResult
+from pytest_physlaw.report import gaps
+from pytest_physlaw.session import LawSession
+
+HEADER = ("law", "quantity", "value", "bound", "margin", "outcome")
+LAW_WIDTH = 48
+
+
+@dataclass(frozen=True)
+class Row:
+    """One check of one law as the tables show it."""
+
+    law: str
+    quantity: str
+    value: str
+    bound: str
+    margin: str
+    outcome: str
+    attention: bool  # failed unexpectedly or drifted: kept by -q
+
+    def cells(self) -> tuple[str, ...]:
+        return (self.law, self.quantity, self.value, self.bound, self.margin, self.outcome)
+
+
+def format_value(value: float, unit: str | None) -> str:
+    text = f"{value:.4g}" if math.isfinite(value) else f"{value} (not finite)"
+    return f"{text} {unit}" if unit else text
+
+
+def check_rows(run: LawSession, gate: GateResult | None = None) -> list[Row]:
+    """One row per check of every law that ran, in nodeid order; a law without checks gets one row."""
+    drifted = gate.drifted if gate else set()
+    rows: list[Row] = []
+    for law in run.sorted_records():
+        if not law.checks:
+            rows.append(Row(law.nodeid, "-", "-", "-", "-", law.outcome, law.outcome in ("failed", "error")))
+            continue
+        gap_held = law.known_gap is not None and law.outcome == "xfailed"
+        all_passed = all(c.passed for c in law.checks)
+        for c in law.checks:
+            if c.passed:
+                outcome, failing = "pass", False
+            elif gap_held:
+                outcome, failing = "gap", False
+            else:
+                outcome, failing = "FAIL", True
+            if all_passed and law.outcome in ("failed", "error", "xpassed"):
+                outcome += " (gap closed)" if law.known_gap else f" (test {law.outcome})"
+                failing = True
+            flagged = (law.nodeid, c.quantity) in drifted
+            if flagged:
+                outcome += ", DRIFT"
+            count = f" x{c.count}" if c.count > 1 else ""
+            rows.append(Row(law.nodeid, c.quantity + count, format_value(c.value, c.unit), c.bound,
+                            f"{c.margin:.3g}", outcome, failing or flagged))
+    return rows
+
+
+def counts(run: LawSession, gate: GateResult | None = None) -> str:
+    """One line: laws by outcome, checks by verdict, gaps by status, the gate's tally."""
+    laws = Counter(r.outcome for r in run.records.values())
+    checks = [c for r in run.records.values() for c in r.checks]
+    failed = sum(not c.passed for c in checks)
+    parts = [f"{len(run.records)} laws (" + ", ".join(f"{n} {o}" for o, n in sorted(laws.items())) + ")"]
+    parts.append(f"{len(checks)} checks ({len(checks) - failed} passed, {failed} failed)")
+    if run.gap_pages:
+        status = Counter(g["status"] for g in gaps(run))
+        parts.append(f"{len(run.gap_pages)} gaps (" + ", ".join(f"{n} {s}" for s, n in sorted(status.items())) + ")")
+    if gate is not None:
+        parts.append(f"baseline: {len(gate.regressions)} regressions, {len(gate.notes)} notes")
+    return "; ".join(parts)
+
+
+def shorten(nodeid: str, width: int = LAW_WIDTH) -> str:
+    """A nodeid that fits `width`: directories dropped first, then the middle elided."""
+    if len(nodeid) <= width:
+        return nodeid
+    path, sep, rest = nodeid.partition("::")
+    short = path.rsplit("/", 1)[-1] + sep + rest
+    if len(short) <= width:
+        return short
+    head = (width - 3) // 2
+    return short[:head] + "..." + short[len(short) - (width - 3 - head):]
+
+
+def align(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+
+
+def law_lines(rows: list[Row]) -> list[str]:
+    """The rows as aligned text; a law's name is shown on its first row only."""
+    cells: list[tuple[str, ...]] = [HEADER]
+    last = None
+    for row in rows:
+        name = shorten(row.law) if row.law != last else ""
+        last = row.law
+        cells.append((name, *row.cells()[1:]))
+    return align(cells)
+
+
+def gap_lines(run: LawSession) -> list[str]:
+    rows: list[tuple[str, ...]] = [("gap page", "kept by", "status")]
+    for g in gaps(run):
+        tests = g["tests"] or ["-"]
+        rows.append((g["page"], shorten(tests[0]), g["status"]))
+        rows.extend(("", shorten(t), "") for t in tests[1:])
+    return align(rows)
+
+
+def write_summary(terminalreporter: Any, run: LawSession, gate: GateResult | None, verbosity: int) -> None:
+    """The "physics laws" section, then "law regressions" when the gate found any."""
+    if not run.records and not run.gap_pages:
+        return
+    tr = terminalreporter
+    quiet = verbosity < 0
+    rows = check_rows(run, gate)
+    shown = [r for r in rows if r.attention] if quiet else rows
+    tr.section("physics laws")
+    if shown:
+        for line in law_lines(shown):
+            tr.write_line(line)
+    if run.gap_pages and not quiet:
+        tr.write_line("")
+        for line in gap_lines(run):
+            tr.write_line(line)
+    if gate is not None and gate.notes and not quiet:
+        tr.write_line("")
+        tr.write_line("baseline notes:")
+        for note in gate.notes:
+            tr.write_line(f"  {note}")
+    tr.write_line(counts(run, gate))
+    if gate is not None and gate.regressions:
+        tr.section("law regressions", red=True)
+        for finding in gate.regressions:
+            tr.write_line(str(finding), red=True)
