@@ -1,0 +1,303 @@
+"""Proxies of a MuJoCo body for a solver coupled to it: one scalar mass, or a turned 3 x 3 inverse mass.
+
+A proxy answers a force at the body's centre of mass with an acceleration, `answer(force, data) =
+inv_mass(data) @ force` (world frame, SI units), so that another solver (cloth, liquid, sand) can
+move the body between exchanges.
+
+- `ScalarProxy`: inv_mass = I / m with m = `scalar_mass(W)` = 3 / trace(W_tt), the isotropic fit.
+  Along the only axis a slider moves on it answers 1/3 of what the body does.
+- `TensorProxy`: inv_mass = R W_body R^T, W_body = R0^T W_tt R0 being W's translational block at the
+  build pose turned into the body frame (R0, R: body orientation `xmat` at the build pose and now).
+  Each eigenvalue of W_body is floored at lambda_max / kappa so the destination can invert it
+  (kappa = math.inf: no floor, W itself). With `pose="current"` W is rebuilt from `data` at every
+  call (`mobility` at the state in `data`, world frame, the same floor) instead of turned from qpos0.
+
+Exact cases, both bit for bit:
+- When the W_tt a tensor proxy would use is isotropic (to 1e-12 of its trace, e.g. a free body,
+  W_tt = I / m, or a body on three orthogonal slides), the tensor proxy IS the scalar proxy of the
+  same pose: it returns that proxy's own arrays.
+- A body whose W_tt cannot change with the pose (a chain of slides only; a lone free body) keeps its
+  qpos0 W under `pose="current"` too, so its proxies of both poses agree.
+
+`mass` is the scalar 3 / trace(W_tt) at qpos0 for both kinds: the figure every gate, clock and seed
+that wants one number reads (see `coupling.exchange` for the axis mass that sizes the exchange).
+
+Environment (read by `proxy()` only, so that side processes configured the same way agree):
+`COUPLING_PROXY_TENSOR` = "1" builds tensor proxies, "0" or unset scalar ones;
+`COUPLING_PROXY_TENSOR_KAPPA` = the floor's kappa (a number >= 1 or "inf"; unset: 100).
+An explicit argument wins over the variable. Any other value is a ValueError naming the variable.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from coupling._inputs import force_vector, matching_data, moving_body
+from coupling.masses import scalar_mass, translation_block
+from coupling.mobility import forward_position, mobility
+
+TENSOR_ENV = "COUPLING_PROXY_TENSOR"
+KAPPA_ENV = "COUPLING_PROXY_TENSOR_KAPPA"
+DEFAULT_KAPPA = 100.0
+POSES = ("qpos0", "current")
+ISOTROPY_TOLERANCE = 1e-12  # of trace / 3; a free body's W_tt misses I / m by ~1e-18 relative
+
+
+def check_kappa(kappa: object, name: str = "kappa") -> float:
+    """`kappa` as a float >= 1 (math.inf allowed: no floor), else a ValueError naming `name`."""
+    if isinstance(kappa, (bool, np.bool_)) or not isinstance(kappa, numbers.Real) or math.isnan(kappa):
+        raise ValueError(f"{name} must be a real number >= 1 or math.inf, got {kappa!r}")
+    if kappa <= 0:
+        raise ValueError(f"{name} must be positive (a ratio of eigenvalues, >= 1), got {kappa!r}")
+    if kappa < 1:
+        raise ValueError(f"{name} must be >= 1: a floor at lambda_max / {kappa!r} lies above lambda_max")
+    return float(kappa)
+
+
+def tensor_from_env() -> bool:
+    """The `COUPLING_PROXY_TENSOR` switch: True for "1", False for "0", empty or unset."""
+    value = os.environ.get(TENSOR_ENV, "").strip()
+    if value in ("", "0"):
+        return False
+    if value == "1":
+        return True
+    raise ValueError(f"{TENSOR_ENV} must be '0' or '1' (or unset), got {value!r}")
+
+
+def kappa_from_env() -> float:
+    """The `COUPLING_PROXY_TENSOR_KAPPA` floor (default 100 when unset or empty)."""
+    value = os.environ.get(KAPPA_ENV, "").strip()
+    if value == "":
+        return DEFAULT_KAPPA
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"{KAPPA_ENV} must be a number >= 1 or 'inf', got {value!r}") from None
+    return check_kappa(number, KAPPA_ENV)
+
+
+def is_isotropic(inv_mass: np.ndarray) -> bool:
+    """Whether a 3 x 3 inverse mass is a multiple of I to `ISOTROPY_TOLERANCE` of its trace / 3."""
+    level = np.trace(inv_mass) / 3.0
+    return bool(np.max(np.abs(inv_mass - level * np.eye(3))) <= ISOTROPY_TOLERANCE * abs(level))
+
+
+def floor_eigenvalues(inv_mass: np.ndarray, kappa: float) -> np.ndarray:
+    """`inv_mass` (symmetric 3 x 3) with each eigenvalue raised to at least lambda_max / kappa."""
+    if math.isinf(kappa):
+        return inv_mass.copy()
+    values, vectors = np.linalg.eigh(inv_mass)
+    floored = np.maximum(values, values[-1] / kappa)
+    result = (vectors * floored) @ vectors.T
+    return 0.5 * (result + result.T)
+
+
+def pose_invariant(model: mujoco.MjModel, body: int) -> bool:
+    """Whether W_tt of `body` is the same at every pose: slides only in its chain, or a lone free body."""
+    lone_free = (
+        model.body_jntnum[body] == 1
+        and model.jnt_type[model.body_jntadr[body]] == mujoco.mjtJoint.mjJNT_FREE
+        and model.body_parentid[body] == 0
+        and not np.any(model.body_parentid[1:] == body)
+    )
+    if lone_free:
+        return True
+    walker = body
+    while walker > 0 and model.body_dofnum[walker] == 0:
+        walker = model.body_parentid[walker]
+    dof = model.body_dofadr[walker] + model.body_dofnum[walker] - 1
+    while dof >= 0:
+        if model.jnt_type[model.dof_jntid[dof]] != mujoco.mjtJoint.mjJNT_SLIDE:
+            return False
+        dof = model.dof_parentid[dof]
+    return True
+
+
+def _check_pose(pose: object) -> str:
+    if pose not in POSES:
+        raise ValueError(f"pose must be one of {POSES}, got {pose!r}")
+    return str(pose)
+
+
+def _body_rotation(data: mujoco.MjData, body: int) -> np.ndarray:
+    rotation = data.xmat[body].reshape(3, 3)
+    if abs(np.linalg.det(rotation) - 1.0) > 1e-6:
+        raise ValueError("data: the body's xmat is not a rotation; call mujoco.mj_forward(model, data) first")
+    return rotation.copy()
+
+
+@dataclass(frozen=True)
+class _Build:
+    """What a proxy reads once, at qpos0."""
+
+    model: mujoco.MjModel
+    body: int
+    pose: str
+    mobility0: np.ndarray
+    rotation0: np.ndarray
+    invariant: bool
+
+
+def _build(model: mujoco.MjModel, body: int | str, pose: object) -> _Build:
+    body_id = moving_body(model, body)
+    pose = _check_pose(pose)
+    data0 = mujoco.MjData(model)
+    forward_position(model, data0)
+    return _Build(
+        model, body_id, pose, mobility(model, data0, body_id), _body_rotation(data0, body_id),
+        pose_invariant(model, body_id),
+    )
+
+
+class ScalarProxy:
+    """A body's proxy with one mass m = 3 / trace(W_tt) at qpos0: inv_mass = I / m."""
+
+    tensor = False
+
+    def __init__(self, model: mujoco.MjModel, body: int | str, *, pose: str = "qpos0") -> None:
+        self._init(_build(model, body, pose))
+
+    @classmethod
+    def _of(cls, build: _Build) -> ScalarProxy:
+        proxy = cls.__new__(cls)
+        proxy._init(build)
+        return proxy
+
+    def _init(self, build: _Build) -> None:
+        self._build = build
+        self._mass = scalar_mass(build.mobility0)
+
+    @property
+    def body(self) -> int:
+        """The body's id."""
+        return self._build.body
+
+    @property
+    def name(self) -> str:
+        """The body's name in the model."""
+        return self._build.model.body(self._build.body).name
+
+    @property
+    def pose(self) -> str:
+        """ "qpos0" (W built there) or "current" (W rebuilt from the data given)."""
+        return self._build.pose
+
+    @property
+    def mass(self) -> float:
+        """3 / trace(W_tt) at qpos0, in kg (1 / `body_invweight0` on MuJoCo's general path)."""
+        return self._mass
+
+    @property
+    def mobility0(self) -> np.ndarray:
+        """The 6 x 6 W at qpos0 this proxy was built from (a copy)."""
+        return self._build.mobility0.copy()
+
+    def inv_mass(self, data: mujoco.MjData) -> np.ndarray:
+        """I / m (3 x 3, world frame, 1/kg); m from qpos0, or from `data`'s state with pose="current"."""
+        build = self._build
+        data = matching_data(build.model, data)
+        if build.pose == "qpos0" or build.invariant:
+            return np.eye(3) * (1.0 / self._mass)
+        return np.eye(3) * (1.0 / scalar_mass(mobility(build.model, data, build.body)))
+
+    def answer(self, force: np.ndarray, data: mujoco.MjData) -> np.ndarray:
+        """The proxy's acceleration (m/s^2, world frame) under `force` (N, world frame) at its centre of mass."""
+        force = force_vector(force)
+        return self.inv_mass(data) @ force
+
+    def __repr__(self) -> str:
+        return f"ScalarProxy(body={self.name!r}, mass={self._mass:.6g} kg, pose={self.pose!r})"
+
+
+class TensorProxy:
+    """A body's proxy with a 3 x 3 inverse mass: W_tt kept in the body frame, turned with the body, floored."""
+
+    tensor = True
+
+    def __init__(
+        self, model: mujoco.MjModel, body: int | str, *, kappa: float = DEFAULT_KAPPA, pose: str = "qpos0"
+    ) -> None:
+        self.kappa = check_kappa(kappa)
+        build = _build(model, body, pose)
+        self._build = build
+        self._scalar = ScalarProxy._of(build)  # the path taken whenever W_tt is isotropic
+        inv_mass0 = translation_block(build.mobility0)
+        self.isotropic0 = is_isotropic(inv_mass0)
+        rotation0 = build.rotation0
+        self._inv_mass_body = rotation0.T @ floor_eigenvalues(inv_mass0, self.kappa) @ rotation0
+
+    body = ScalarProxy.body
+    name = ScalarProxy.name
+    pose = ScalarProxy.pose
+    mobility0 = ScalarProxy.mobility0
+
+    @property
+    def mass(self) -> float:
+        """3 / trace(W_tt) at qpos0, in kg: the scalar proxy's mass, for gates and clocks that want one number."""
+        return self._scalar.mass
+
+    @property
+    def inv_mass_body(self) -> np.ndarray:
+        """The floored W_tt of qpos0 in the body frame (3 x 3, 1/kg): the tensor this proxy turns."""
+        return self._inv_mass_body.copy()
+
+    def _turned(self) -> bool:
+        return self._build.pose == "qpos0" or self._build.invariant
+
+    def inv_mass(self, data: mujoco.MjData) -> np.ndarray:
+        """The proxy's inverse mass (3 x 3, world frame, 1/kg) at the state in `data`."""
+        build = self._build
+        data = matching_data(build.model, data)
+        if self._turned():
+            if self.isotropic0:
+                return self._scalar.inv_mass(data)
+            rotation = _body_rotation(data, build.body)
+            return rotation @ self._inv_mass_body @ rotation.T
+        current = translation_block(mobility(build.model, data, build.body))
+        if is_isotropic(current):
+            return np.eye(3) * (1.0 / scalar_mass(current))  # the pose="current" ScalarProxy's own sum
+        return floor_eigenvalues(current, self.kappa)
+
+    def answer(self, force: np.ndarray, data: mujoco.MjData) -> np.ndarray:
+        """The proxy's acceleration (m/s^2, world frame) under `force` (N, world frame) at its centre of mass."""
+        force = force_vector(force)
+        if self._turned() and self.isotropic0:
+            return self._scalar.answer(force, data)
+        return self.inv_mass(data) @ force
+
+    def __repr__(self) -> str:
+        return (
+            f"TensorProxy(body={self.name!r}, mass={self.mass:.6g} kg, kappa={self.kappa:g}, pose={self.pose!r})"
+        )
+
+
+def proxy(
+    model: mujoco.MjModel,
+    body: int | str,
+    *,
+    tensor: bool | None = None,
+    kappa: float | None = None,
+    pose: str = "qpos0",
+) -> ScalarProxy | TensorProxy:
+    """The proxy of `body`: a TensorProxy if `tensor` (None: `COUPLING_PROXY_TENSOR`), else a ScalarProxy.
+
+    `kappa` (None: `COUPLING_PROXY_TENSOR_KAPPA`, default 100; math.inf: no floor) is the tensor's
+    eigenvalue floor lambda_max / kappa; a scalar proxy checks it and has no use for it. `pose` is
+    "qpos0" (W built once there) or "current" (W rebuilt from the data passed to `inv_mass`).
+    """
+    if tensor is None:
+        tensor = tensor_from_env()
+    elif not isinstance(tensor, (bool, np.bool_)):
+        raise ValueError(f"tensor must be True, False or None (read {TENSOR_ENV}), got {tensor!r}")
+    pose = _check_pose(pose)
+    if kappa is not None:
+        kappa = check_kappa(kappa)
+    if not tensor:
+        return ScalarProxy(model, body, pose=pose)
+    return TensorProxy(model, body, kappa=kappa_from_env() if kappa is None else kappa, pose=pose)
