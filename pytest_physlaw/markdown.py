@@ -17,7 +17,7 @@ from pytest_physlaw.table import HEADER, check_rows, counts
 
 def cell(text: str) -> str:
     """A table cell: pipes escaped, newlines flattened."""
-    return " ".join(text.replace("\\", "\\\\").replace("|", "\\|").split()) or " "
+    return " ".join(text.replace("|", "\\|").split())
 
 
 def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:

@@ -127,7 +127,7 @@ def quantity_lines(entry: Entry) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.replace("|", "\\|").split()) or " "
+    return " ".join(text.replace("|", "\\|").split())
 
 
 def write_spec(path: str | Path, run: LawSession, root: Path) -> Path:

@@ -1,0 +1,114 @@
+"""The terminal summary: a "physics laws" row per check and the gaps; -q keeps only the rows that
+need attention and the counts; long nodeids are shortened so the columns stay readable."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from pytest_physlaw.gate import Finding, GateResult
+from pytest_physlaw.record import CheckRecord, LawRecord
+from pytest_physlaw.session import LawSession
+from pytest_physlaw.table import check_rows, counts, law_lines, shorten
+
+
+def sample_run() -> LawSession:
+    ok = CheckRecord("creep_mm", 1.25, "<= 10", {"le": 10.0}, 0.875, True, unit="mm")
+    bad = CheckRecord("ratio", 1.5, "1 ± 0.1", {"near": 1.0, "tol": 0.1}, -4.0, False, count=30)
+    run = LawSession()
+    for r in (LawRecord("laws/a.py::test_ok", "laws/a.py", checks=[ok]),
+              LawRecord("laws/a.py::test_gap", "laws/a.py", outcome="xfailed", known_gap="docs/g.md", checks=[bad]),
+              LawRecord("laws/a.py::test_bad", "laws/a.py", outcome="failed", checks=[bad]),
+              LawRecord("laws/a.py::test_skip", "laws/a.py", outcome="skipped")):
+        run.records[r.nodeid] = r
+    run.gap_pages["docs/g.md"] = ["laws/a.py::test_gap"]
+    return run
+
+
+def test_rows_say_each_checks_outcome():
+    rows = {(r.law.split("::")[1], r.quantity): r for r in check_rows(sample_run())}
+    ok = rows["test_ok", "creep_mm"]
+    assert (ok.value, ok.bound, ok.margin, ok.outcome, ok.attention) == ("1.25 mm", "<= 10", "0.875", "pass", False)
+    assert rows["test_gap", "ratio x30"].outcome == "gap" and not rows["test_gap", "ratio x30"].attention
+    assert rows["test_bad", "ratio x30"].outcome == "FAIL" and rows["test_bad", "ratio x30"].attention
+    assert rows["test_skip", "-"].outcome == "skipped"
+
+
+def test_a_drifted_check_is_marked():
+    gate = GateResult(regressions=[Finding("drift", "laws/a.py::test_ok", "moved", "creep_mm")])
+    row = next(r for r in check_rows(sample_run(), gate) if r.quantity == "creep_mm")
+    assert row.outcome == "pass, DRIFT" and row.attention
+
+
+def test_counts_line():
+    line = counts(sample_run(), GateResult())
+    assert line == ("4 laws (1 failed, 1 passed, 1 skipped, 1 xfailed); 3 checks (1 passed, 2 failed); "
+                    "1 gaps (1 open); baseline: 0 regressions, 0 notes")
+
+
+def test_long_nodeids_are_shortened_to_fit():
+    assert shorten("laws/a.py::test_x", 48) == "laws/a.py::test_x"
+    assert shorten("laws/solver/deep/test_a.py::test_x", 20) == "test_a.py::test_x"
+    long = "laws/test_a.py::test_" + "x" * 80 + "[PGS]"
+    short = shorten(long, 48)
+    assert len(short) == 48 and short.startswith("test_a.py::test_x") and short.endswith("x[PGS]") and "..." in short
+
+
+def test_a_laws_name_is_shown_once_and_columns_align():
+    lines = law_lines(check_rows(sample_run()))
+    assert lines[0].split() == ["law", "quantity", "value", "bound", "margin", "outcome"]
+    col = lines[0].index("quantity")
+    assert all(line[col - 2:col] == "  " for line in lines[1:])
+
+
+LAWS = """
+    import pytest
+
+    def test_passes(law):
+        "a law that holds"
+        law.check("creep_mm", 1.25, le=10.0, unit="mm")
+        law.check("ratio", 1.01, near=1.0, rel=0.1)
+
+    def test_fails(law):
+        "a law that fails"
+        law.check("energy_J", 12.0, le=10.0, unit="J")
+
+    def test_plain():
+        assert True
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_step_summary(monkeypatch):
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+def test_the_terminal_table(pytester):
+    pytester.makepyfile(test_laws=textwrap.dedent(LAWS))
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([
+        "*= physics laws =*",
+        "law * quantity * value * bound * margin * outcome",
+        "test_laws.py::test_fails * energy_J * 12 J * <= 10 * -0.2 * FAIL",
+        "test_laws.py::test_passes * creep_mm * 1.25 mm * <= 10 * 0.875 * pass",
+        "  * ratio * 1.01 * 1 ± 0.1 * 0.9 * pass",
+        "2 laws (1 failed, 1 passed); 3 checks (2 passed, 1 failed)",
+    ])
+    assert "test_plain" not in result.stdout.str().split("physics laws")[1]
+
+
+def test_quiet_shows_only_failing_rows_and_the_counts(pytester):
+    pytester.makepyfile(test_laws=textwrap.dedent(LAWS))
+    result = pytester.runpytest("-q")
+    section = result.stdout.str().split("physics laws")[1]
+    assert "energy_J" in section and "FAIL" in section
+    assert "creep_mm" not in section and "ratio" not in section
+    assert "2 laws (1 failed, 1 passed); 3 checks (2 passed, 1 failed)" in section
+
+
+def test_no_section_without_laws(pytester):
+    pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    result = pytester.runpytest()
+    assert result.ret == 0 and "physics laws" not in result.stdout.str()
