@@ -1,86 +1,124 @@
 """One law check: a measured value against its bounds, the margin left, and the worst record kept.
 
-A check never raises for a violated bound: it records. `LawChecks.raise_if_failed` turns the
-failed records of a test into one `LawViolation` at the end of the call phase. Misuse (no bound,
-an empty band, a negative tolerance, a non-numeric value) raises TypeError/ValueError at once.
+A check never raises for a violated bound: it records, and `LawChecks.raise_if_failed` turns the
+failed records of a test into one `LawViolation` at the end of its call phase. Misuse (no bound,
+`near` with one-sided bounds, an empty band, a negative tolerance, a non-numeric value) raises
+TypeError/ValueError at once, naming the quantity.
+
+Margins are normalised headroom, >= 0 when the check passes:
+  le=b: (b - v) / |b|     ge=b: (v - b) / |b|     (a bound of 0 is normalised by `abs`, else 1)
+  near=c: 1 - |v - c| / tol, tol = max(rel * |c|, abs)     a band: the smaller side.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 from pytest_physlaw.record import CheckRecord
 
+_builtin_abs = abs
 _UNSET: Any = object()
 
 
 class LawViolation(AssertionError):
     """A law's measured value broke its bound. The only failure a known gap accepts."""
 
+    __module__ = "pytest_physlaw"
 
-def _number(quantity: str, name: str, x: Any) -> float | None:
-    if x is None:
-        return None
-    if isinstance(x, bool) or not _is_real(x):
+
+def _real(quantity: str, name: str, x: Any) -> float:
+    """`x` as a float, or a TypeError naming the quantity and the argument."""
+    kind = getattr(getattr(x, "dtype", None), "kind", None)
+    if isinstance(x, (bool, str, bytes, complex)) or (kind is not None and kind not in "iuf"):
         raise TypeError(f"law check {quantity!r}: {name}={x!r} is not a real number")
-    return float(x)
-
-
-def _is_real(x: Any) -> bool:
     try:
-        float(x)
+        return float(x)
     except (TypeError, ValueError):
-        return False
-    return not isinstance(x, (str, bytes, complex))
+        raise TypeError(f"law check {quantity!r}: {name}={x!r} is not a real number") from None
 
 
-def _values(quantity: str, value: Any) -> list[float]:
-    """A scalar, a numpy scalar, a 0-d or n-d array, or a sequence, flattened to floats."""
+def _optional_real(quantity: str, name: str, x: Any) -> float | None:
+    return None if x is None else _real(quantity, name, x)
+
+
+def _flat(quantity: str, value: Any) -> list[float]:
+    """A scalar, a numpy scalar, a 0-d or n-d array, or a (nested) sequence, flattened to floats.
+
+    numpy is not imported: arrays are recognised by their `dtype` and `ravel`.
+    """
     if hasattr(value, "dtype") and hasattr(value, "ravel"):
-        if value.dtype.kind not in "biuf":
+        if value.dtype.kind not in "iuf":
             raise TypeError(f"law check {quantity!r}: value of dtype {value.dtype} is not real")
-        flat = [float(v) for v in value.ravel()]
-    elif isinstance(value, (list, tuple)):
-        flat = [_number(quantity, "value", v) for v in value]
-    else:
-        flat = [_number(quantity, "value", value)]
-    if not flat:
-        raise ValueError(f"law check {quantity!r}: value is empty")
-    return flat
+        return [float(v) for v in value.ravel().tolist()]
+    if isinstance(value, (list, tuple)):
+        out: list[float] = []
+        for v in value:
+            out.extend(_flat(quantity, v))
+        return out
+    if value is None:
+        raise TypeError(f"law check {quantity!r}: value is None, not a measured number")
+    return [_real(quantity, "value", value)]
+
+
+def _text(quantity: str, name: str, x: Any) -> str | None:
+    if x is not None and not isinstance(x, str):
+        raise TypeError(f"law check {quantity!r}: {name}={x!r} must be a string or None")
+    return x
 
 
 class Bounds:
-    """The bounds of one check, validated once, able to score any value."""
+    """The bounds of one check, validated once, able to score any value.
 
-    def __init__(self, quantity: str, *, le=None, lt=None, ge=None, gt=None, near=None,
-                 rel=None, abs=None, tol_scale: float = 1.0) -> None:
+    `rel`/`abs` are the tolerances as given; `tol_scale` (--law-tol-scale) multiplies them for
+    the pass/fail test of `near`. `abs` also normalises the margin of a one-sided bound of 0.
+    """
+
+    def __init__(self, quantity: str, *, le: Any = None, lt: Any = None, ge: Any = None, gt: Any = None,
+                 near: Any = None, rel: Any = None, abs: Any = None, tol_scale: float = 1.0,
+                 explicit_rel: bool = True) -> None:
         self.quantity = quantity
-        n = lambda name, x: _number(quantity, name, x)  # noqa: E731
-        self.le, self.lt, self.ge, self.gt = n("le", le), n("lt", lt), n("ge", ge), n("gt", gt)
-        self.near = n("near", near)
-        rel, abs_ = n("rel", rel), n("abs", abs)
-        for name, x in (("le", self.le), ("lt", self.lt), ("ge", self.ge), ("gt", self.gt), ("near", self.near)):
+        self.le, self.lt = _optional_real(quantity, "le", le), _optional_real(quantity, "lt", lt)
+        self.ge, self.gt = _optional_real(quantity, "ge", ge), _optional_real(quantity, "gt", gt)
+        self.near = _optional_real(quantity, "near", near)
+        self.rel, self.abs = _optional_real(quantity, "rel", rel), _optional_real(quantity, "abs", abs)
+        self._validate(explicit_rel)
+        self.tol: float | None = None
+        if self.near is not None:
+            self.tol = max((self.rel or 0.0) * _builtin_abs(self.near), self.abs or 0.0) * tol_scale
+
+    def _validate(self, explicit_rel: bool) -> None:
+        q = self.quantity
+        for name in ("le", "lt", "ge", "gt", "near"):
+            x = getattr(self, name)
             if x is not None and not math.isfinite(x):
-                raise ValueError(f"law check {quantity!r}: bound {name}={x} is not finite")
-        for name, x in (("rel", rel), ("abs", abs_)):
-            if x is not None and not (x >= 0 and math.isfinite(x)):
-                raise ValueError(f"law check {quantity!r}: tolerance {name}={x} must be finite and >= 0")
+                raise ValueError(f"law check {q!r}: bound {name}={x} is not finite")
+        for name in ("rel", "abs"):
+            x = getattr(self, name)
+            if x is not None and not (math.isfinite(x) and x >= 0):
+                raise ValueError(f"law check {q!r}: tolerance {name}={x} must be finite and >= 0")
         one_sided = [x for x in (self.le, self.lt, self.ge, self.gt) if x is not None]
         if self.near is None and not one_sided:
-            raise TypeError(f"law check {quantity!r}: no bound given (le, lt, ge, gt or near)")
+            raise TypeError(f"law check {q!r}: no bound given (le, lt, ge, gt or near)")
         if self.near is not None and one_sided:
-            raise TypeError(f"law check {quantity!r}: near cannot be combined with le/lt/ge/gt")
-        if self.le is not None and self.lt is not None or self.ge is not None and self.gt is not None:
-            raise TypeError(f"law check {quantity!r}: give one upper bound (le or lt) and one lower (ge or gt)")
+            raise TypeError(f"law check {q!r}: near cannot be combined with le/lt/ge/gt")
+        if self.le is not None and self.lt is not None:
+            raise TypeError(f"law check {q!r}: give one upper bound, le or lt, not both")
+        if self.ge is not None and self.gt is not None:
+            raise TypeError(f"law check {q!r}: give one lower bound, ge or gt, not both")
+        if self.near is not None and self.rel is None and self.abs is None:
+            raise TypeError(f"law check {q!r}: near needs a tolerance: rel and/or abs, here, in the law "
+                            f"marker or in ini physlaw_rel/physlaw_abs")
+        if self.near is None and self.rel is not None and explicit_rel:
+            raise TypeError(f"law check {q!r}: rel applies to near only; a one-sided bound is exact "
+                            f"(abs there only normalises the margin of a bound of 0)")
         upper = self.le if self.le is not None else self.lt
         lower = self.ge if self.ge is not None else self.gt
-        if upper is not None and lower is not None and (lower > upper or (lower == upper and (self.lt is not None or self.gt is not None))):
-            raise ValueError(f"law check {quantity!r}: empty band, lower bound {lower} above upper bound {upper}")
-        self.abs = (abs_ or 0.0) * tol_scale
-        self.tol = max((rel or 0.0) * tol_scale * builtin_abs(self.near or 0.0), self.abs) if self.near is not None else None
-        if self.near is not None and rel is None and abs_ is None:
-            raise TypeError(f"law check {quantity!r}: near needs a tolerance (rel or abs, here or as defaults)")
+        if upper is not None and lower is not None:
+            strict = self.lt is not None or self.gt is not None
+            if lower > upper or (lower == upper and strict):
+                raise ValueError(f"law check {q!r}: empty band, lower bound {lower:g} is above upper bound {upper:g}")
 
     def as_dict(self) -> dict[str, float]:
         d = {k: getattr(self, k) for k in ("le", "lt", "ge", "gt", "near") if getattr(self, k) is not None}
@@ -89,73 +127,85 @@ class Bounds:
         return d
 
     def text(self) -> str:
+        """The human form of the bound: "<= 10", ">= 0.5 and <= 2", "1 ± 0.1"."""
         if self.near is not None:
             return f"{self.near:.6g} ± {self.tol:.3g}"
         lo = f">= {self.ge:.6g}" if self.ge is not None else (f"> {self.gt:.6g}" if self.gt is not None else None)
         hi = f"<= {self.le:.6g}" if self.le is not None else (f"< {self.lt:.6g}" if self.lt is not None else None)
         return " and ".join(s for s in (lo, hi) if s)
 
+    def _scale(self, bound: float) -> float:
+        return _builtin_abs(bound) if bound != 0 else (self.abs or 1.0)
+
     def margin(self, v: float) -> float:
         """Normalised headroom, >= 0 when passing; -inf for a non-finite value."""
         if not math.isfinite(v):
             return -math.inf
         if self.near is not None:
-            err = builtin_abs(v - self.near)
+            err = _builtin_abs(v - self.near)
             if self.tol == 0:
                 return 0.0 if err == 0 else -math.inf
             return 1.0 - err / self.tol
-        scale = lambda b: builtin_abs(b) if b != 0 else (self.abs or 1.0)  # noqa: E731
-        sides = []
-        if self.le is not None:
-            sides.append((self.le - v) / scale(self.le))
-        if self.lt is not None:
-            sides.append((self.lt - v) / scale(self.lt))
-        if self.ge is not None:
-            sides.append((v - self.ge) / scale(self.ge))
-        if self.gt is not None:
-            sides.append((v - self.gt) / scale(self.gt))
+        sides = [(b - v) / self._scale(b) for b in (self.le, self.lt) if b is not None]
+        sides += [(v - b) / self._scale(b) for b in (self.ge, self.gt) if b is not None]
         return min(sides)
 
     def passes(self, v: float) -> bool:
         if not math.isfinite(v):
             return False
         if self.near is not None:
-            return builtin_abs(v - self.near) <= self.tol
+            return _builtin_abs(v - self.near) <= self.tol
         return ((self.le is None or v <= self.le) and (self.lt is None or v < self.lt)
                 and (self.ge is None or v >= self.ge) and (self.gt is None or v > self.gt))
 
 
-builtin_abs = abs
-
-
 class LawChecks:
-    """All checks made in one test, the worst record per quantity, in first-check order."""
+    """All checks made in one test: the worst record per quantity, in first-check order.
+
+    `rel`/`abs` are the defaults of a `near` check that gives neither (law marker, then ini);
+    `drift` is the default drift of a check that gives none (ini physlaw_drift).
+    """
 
     def __init__(self, *, rel: float | None = None, abs: float | None = None, tol_scale: float = 1.0,
                  drift: float | None = 0.25) -> None:
         self.default_rel, self.default_abs = rel, abs
         self.tol_scale, self.default_drift = tol_scale, drift
         self.records: dict[str, CheckRecord] = {}
+        self.closed_reason: str | None = None
 
-    def check(self, quantity: str, value: Any, *, le=None, lt=None, ge=None, gt=None, near=None,
-              rel=None, abs=None, unit: str | None = None, why: str | None = None, drift=_UNSET) -> bool:
-        if not isinstance(quantity, str) or not quantity:
+    def check(self, quantity: str, value: Any, *, le: Any = None, lt: Any = None, ge: Any = None,
+              gt: Any = None, near: Any = None, rel: Any = None, abs: Any = None, unit: str | None = None,
+              why: str | None = None, drift: Any = _UNSET) -> bool:
+        """Check `value` against its bounds, record it, and say whether it passed."""
+        if not isinstance(quantity, str) or not quantity.strip():
             raise TypeError(f"law check: quantity must be a non-empty string, got {quantity!r}")
-        if near is not None and rel is None and abs is None:
-            rel, abs = self.default_rel, self.default_abs
-        bounds = Bounds(quantity, le=le, lt=lt, ge=ge, gt=gt, near=near, rel=rel, abs=abs, tol_scale=self.tol_scale)
-        values = _values(quantity, value)
-        scored = [(bounds.margin(v), bounds.passes(v), v) for v in values]
-        margin, passed, worst = min(scored, key=lambda s: (s[1], s[0]))
-        drift = self.default_drift if drift is _UNSET else _number(quantity, "drift", drift)
+        if self.closed_reason is not None:
+            raise RuntimeError(f"law check {quantity!r}: {self.closed_reason}")
+        explicit_rel = rel is not None
+        if rel is None and abs is None:
+            rel, abs = (self.default_rel, self.default_abs) if near is not None else (None, self.default_abs)
+        bounds = Bounds(quantity, le=le, lt=lt, ge=ge, gt=gt, near=near, rel=rel, abs=abs,
+                        tol_scale=self.tol_scale, explicit_rel=explicit_rel)
+        unit, why = _text(quantity, "unit", unit), _text(quantity, "why", why)
+        if drift is _UNSET:
+            drift = self.default_drift
+        elif drift is not None:
+            drift = _real(quantity, "drift", drift)
+            if not (math.isfinite(drift) and drift >= 0):
+                raise ValueError(f"law check {quantity!r}: drift={drift} must be finite and >= 0, or None")
+        values = _flat(quantity, value)
+        if not values:
+            raise ValueError(f"law check {quantity!r}: value is empty")
+        margin, passed, worst = min(((bounds.margin(v), bounds.passes(v), v) for v in values),
+                                    key=lambda s: (s[1], s[0]))
         record = CheckRecord(quantity=quantity, value=worst, bound=bounds.text(), bounds=bounds.as_dict(),
                              margin=margin, passed=passed, unit=unit, why=why, drift=drift)
         old = self.records.get(quantity)
         if old is not None:
-            record.count += old.count
-            if (old.passed, old.margin) < (record.passed, record.margin):
-                old.count = record.count
+            count = old.count + 1
+            if (old.passed, old.margin) <= (record.passed, record.margin):
                 record = old
+            record.count = count
         self.records[quantity] = record
         return passed
 
@@ -163,19 +213,27 @@ class LawChecks:
     def failed(self) -> list[CheckRecord]:
         return [r for r in self.records.values() if not r.passed]
 
+    def close(self, reason: str) -> None:
+        """Refuse further checks (the verdict has been given) with `reason`."""
+        self.closed_reason = reason
+
     def raise_if_failed(self) -> None:
+        __tracebackhide__ = True
         failed = self.failed
         if failed:
             raise LawViolation(violation_table(failed))
 
 
-def violation_table(records: list[CheckRecord]) -> str:
+def violation_table(records: Iterable[CheckRecord]) -> str:
     """The failed checks as a small aligned table: quantity, value, bound, margin, why."""
+    records = list(records)
     rows = [("quantity", "value", "bound", "margin", "why")]
     for r in records:
         value = f"{r.value:.6g}" + (f" {r.unit}" if r.unit else "")
         if not math.isfinite(r.value):
             value += " (not finite)"
+        if r.count > 1:
+            value += f" (worst of {r.count})"
         rows.append((r.quantity, value, r.bound, f"{r.margin:.3g}", r.why or ""))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]

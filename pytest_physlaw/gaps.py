@@ -1,0 +1,77 @@
+"""Known gaps: each `known_gap` test keeps a page under ini `physlaw_gap_dir`, and each page is kept.
+
+At collection a test's page must exist (else a collection error naming the test and the page).
+After collection every page must be kept by a collected test (deselected ones count) and must
+name the file of every test that keeps it; a page that fails either is a session problem.
+When a gap test passes (a strict XPASS) its failure says the gap closed and names the page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from pytest_physlaw.scope import covers
+
+_PY_FILE = re.compile(r"[\w./-]+\.py\b")
+
+
+def page_error(nodeid: str, page: str, rootdir: Path, gap_dir: str) -> str | None:
+    """Why the page of a gap test is unusable, or None."""
+    if not page.startswith(gap_dir + "/"):
+        return (f"{nodeid}: known_gap page {page!r} is not under the known-gap folder {gap_dir!r} "
+                f"(ini physlaw_gap_dir)")
+    if not (rootdir / page).is_file():
+        return f"{nodeid}: known_gap page {page!r} does not exist (paths are relative to the rootdir {rootdir})"
+    return None
+
+
+def xfail_reason(page: str, reason: str | None) -> str:
+    return f"known gap, see {page}" + (f": {reason}" if reason else "")
+
+
+def closed_message(nodeid: str, page: str) -> str:
+    return (f"[XPASS(strict)] known gap closed: {nodeid} now holds its law. Update or retire the page "
+            f"{page} and drop the known_gap marker.")
+
+
+def pages(rootdir: Path, gap_dir: str) -> list[str]:
+    """Every Markdown page under the gap folder, rootdir-relative, sorted."""
+    folder = rootdir / gap_dir
+    if not folder.is_dir():
+        return []
+    return sorted(p.relative_to(rootdir).as_posix() for p in folder.rglob("*.md") if p.is_file())
+
+
+def named_files(text: str) -> set[str]:
+    return set(_PY_FILE.findall(text))
+
+
+def page_problems(rootdir: Path, gap_dir: str, kept: dict[str, list[tuple[str, str]]], *,
+                  collected_files: set[str], args: Iterable[str], whole: bool,
+                  judge_orphans: bool = True) -> list[str]:
+    """Orphan pages and pages that do not name their tests' files, one message per problem.
+
+    `kept` maps a page to (nodeid, test file) of the collected tests that keep it. In a whole run
+    every page is judged as a possible orphan; in a narrower one only a page all of whose named
+    test files this run collected whole (so a test elsewhere cannot be keeping it).
+    """
+    args = list(args)
+    problems = []
+    for page in pages(rootdir, gap_dir):
+        text = (rootdir / page).read_text(encoding="utf-8", errors="replace")
+        keepers = kept.get(page, [])
+        if not keepers:
+            files = named_files(text)
+            judged = whole or (files and all(f in collected_files and covers(args, f) for f in files))
+            if judge_orphans and judged:
+                problems.append(f"orphan known-gap page {page}: no collected test keeps it; mark the test that "
+                                f"shows the gap @pytest.mark.known_gap({page!r}) or retire the page")
+            continue
+        for path in sorted({p for _, p in keepers}):
+            if path not in text:
+                ids = ", ".join(n for n, p in keepers if p == path)
+                problems.append(f"known-gap page {page} does not name {path}, the file of the test(s) that "
+                                f"keep it: {ids}")
+    return problems

@@ -1,0 +1,119 @@
+"""Every command-line option and ini key of pytest-physlaw, registered in one place.
+
+Ini values are read as strings and parsed here (pytest 8.0 has no float ini type), so a bad value
+is a `pytest.UsageError` naming the key, never a traceback deep in a hook.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+GROUP = "physlaw"
+
+DEFAULT_REPORT = ".physlaw/report.json"
+DEFAULT_GAP_DIR = "docs/known_gaps"
+DEFAULT_DRIFT = 0.25
+DEFAULT_VERSIONS = ["numpy", "mujoco", "warp-lang", "pytest", "hypothesis"]
+
+
+def register(parser: pytest.Parser) -> None:
+    """Add the plugin's options and ini keys to pytest's parser."""
+    group = parser.getgroup(GROUP, "physics laws (pytest-physlaw)")
+    group.addoption(
+        "--law-tol-scale", dest="law_tol_scale", metavar="F", type=_tol_scale, default=None,
+        help="multiply every rel/abs tolerance of the law checks by F (>= 0; 0 shows raw "
+             "residuals as failures with their values). Default 1.",
+    )
+    group.addoption(
+        "--law-report", dest="law_report", metavar="PATH", default=None,
+        help="write the JSON law report to PATH instead of ini physlaw_report.",
+    )
+    group.addoption(
+        "--law-baseline", dest="law_baseline", metavar="PATH", default=None,
+        help="compare this run with a saved law report and fail the session on regressions.",
+    )
+    group.addoption(
+        "--law-save-baseline", dest="law_save_baseline", metavar="PATH", default=None,
+        help="write this run's law report to PATH as a baseline.",
+    )
+    group.addoption(
+        "--law-markdown", dest="law_markdown", metavar="PATH", default=None,
+        help="write the law table and the regressions as Markdown to PATH (also appended to "
+             "$GITHUB_STEP_SUMMARY when it is set).",
+    )
+    group.addoption(
+        "--law-spec", dest="law_spec", metavar="PATH", default=None,
+        help="write the law catalogue (Markdown, no measured values) to PATH.",
+    )
+
+    parser.addini("physlaw_rel", "default relative tolerance of a near= check (none if unset)", default="")
+    parser.addini("physlaw_abs", "default absolute tolerance of a near= check (none if unset)", default="")
+    parser.addini("physlaw_drift", f"default margin drift the baseline gate allows (default {DEFAULT_DRIFT})",
+                  default=str(DEFAULT_DRIFT))
+    parser.addini("physlaw_gap_dir", f"folder of the known-gap pages, relative to the rootdir "
+                  f"(default {DEFAULT_GAP_DIR})", default=DEFAULT_GAP_DIR)
+    parser.addini("physlaw_report", f"path of the JSON law report, relative to the rootdir "
+                  f"(default {DEFAULT_REPORT})", default=DEFAULT_REPORT)
+    parser.addini("physlaw_versions", "packages whose versions the law report records",
+                  type="linelist", default=list(DEFAULT_VERSIONS))
+
+
+def _tol_scale(text: str) -> float:
+    try:
+        f = float(text)
+    except ValueError:
+        raise pytest.UsageError(f"--law-tol-scale: {text!r} is not a number") from None
+    if not (math.isfinite(f) and f >= 0):
+        raise pytest.UsageError(f"--law-tol-scale: {text!r} must be a finite number >= 0")
+    return f
+
+
+def _ini_float(config: pytest.Config, key: str, *, optional: bool) -> float | None:
+    text = str(config.getini(key)).strip()
+    if not text:
+        if optional:
+            return None
+        raise pytest.UsageError(f"ini {key}: empty, give a number")
+    try:
+        f = float(text)
+    except ValueError:
+        raise pytest.UsageError(f"ini {key} = {text!r} is not a number") from None
+    if not (math.isfinite(f) and f >= 0):
+        raise pytest.UsageError(f"ini {key} = {text!r} must be a finite number >= 0")
+    return f
+
+
+def tol_scale(config: pytest.Config) -> float:
+    """The --law-tol-scale factor (1 when not given)."""
+    f = config.getoption("law_tol_scale", None)
+    return 1.0 if f is None else f
+
+
+def default_rel(config: pytest.Config) -> float | None:
+    return _ini_float(config, "physlaw_rel", optional=True)
+
+
+def default_abs(config: pytest.Config) -> float | None:
+    return _ini_float(config, "physlaw_abs", optional=True)
+
+
+def default_drift(config: pytest.Config) -> float:
+    return _ini_float(config, "physlaw_drift", optional=False)
+
+
+def gap_dir(config: pytest.Config) -> str:
+    """The known-gap folder, rootdir-relative, posix, without a trailing slash."""
+    text = str(config.getini("physlaw_gap_dir")).strip().replace("\\", "/").rstrip("/")
+    if not text:
+        raise pytest.UsageError("ini physlaw_gap_dir: empty, give a folder relative to the rootdir")
+    return text
+
+
+def validate(config: pytest.Config) -> None:
+    """Parse every ini key once at configure time, so a bad value stops the run at its start."""
+    default_rel(config)
+    default_abs(config)
+    default_drift(config)
+    gap_dir(config)

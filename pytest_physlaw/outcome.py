@@ -1,0 +1,38 @@
+"""The final outcome of a law test from its setup, call and teardown reports.
+
+One of passed, failed, error, skipped, xfailed, xpassed. A known gap whose test passed (a strict
+XPASS, which pytest reports as failed) is "xpassed": the gap closed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+
+
+def phase_outcome(report: pytest.TestReport, *, gap_closed: bool = False) -> str:
+    """The outcome one phase's report says, in the terms of OUTCOMES (error for setup/teardown)."""
+    xfail = hasattr(report, "wasxfail")
+    if report.when != "call":
+        if report.failed:
+            return "error"
+        if report.skipped:
+            return "xfailed" if xfail else "skipped"
+        return "passed"
+    if report.failed:
+        return "xpassed" if gap_closed else "failed"
+    if report.skipped:
+        return "xfailed" if xfail else "skipped"
+    return "xpassed" if xfail else "passed"
+
+
+def final_outcome(phases: dict[str, str]) -> str:
+    """Combine the phases' outcomes: setup decides if it did not pass, then call, then teardown."""
+    setup = phases.get("setup", "passed")
+    if setup != "passed":
+        return setup
+    call = phases.get("call", "passed")
+    if phases.get("teardown") == "error" and call in ("passed", "xpassed"):
+        return "error"
+    return call

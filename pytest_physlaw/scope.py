@@ -1,0 +1,52 @@
+"""What a run collects from: its arguments as rootdir-relative paths, and whether one covers a node.
+
+`collect_args` turns `config.args` into rootdir-relative posix paths ("." for the rootdir), keeping a
+"::" node suffix where one was given ("laws/test_a.py::test_b"). `covers` answers whether a nodeid or
+a path lies under one of them, so that a law outside the run's paths is never taken for missing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+
+def collect_args(config: pytest.Config) -> list[str]:
+    """The run's collection arguments, relative to the rootdir, posix, "." for the rootdir itself."""
+    rootdir = Path(config.rootpath)
+    base = Path(config.invocation_params.dir)
+    out = []
+    for arg in config.args:
+        path, sep, rest = str(arg).partition("::")
+        full = Path(os.path.normpath(base / path))
+        try:
+            rel = full.relative_to(rootdir).as_posix()
+        except ValueError:
+            rel = full.as_posix()  # outside the rootdir: kept absolute, covers nothing of it
+        rel = rel or "."
+        out.append(rel + (sep + rest if sep else ""))
+    return sorted(set(out))
+
+
+def covers(args: Iterable[str], target: str) -> bool:
+    """Whether `target` (a rootdir-relative nodeid or path) lies under one of `args`."""
+    for arg in args:
+        if arg == "." or target == arg:
+            return True
+        if "::" in arg:
+            if target.startswith(arg + "::") or target.startswith(arg + "["):
+                return True
+        elif target.startswith(arg + "/") or target.startswith(arg + "::"):
+            return True
+    return False
+
+
+def whole_run(config: pytest.Config, args: Iterable[str]) -> bool:
+    """Whether this run collects the whole suite: from the rootdir or testpaths, nothing left out."""
+    from_testpaths = getattr(config, "args_source", None) == pytest.Config.ArgsSource.TESTPATHS
+    left_out = (config.getoption("lf", False) or config.getoption("ignore", None)
+                or config.getoption("ignore_glob", None))
+    return (from_testpaths or "." in args) and not left_out
