@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 
 from pytest_physlaw.record import SCHEMA_VERSION, CheckRecord, LawRecord
+from pytest_physlaw.scope import covers
 from pytest_physlaw.session import LawSession
 
 # A margin that grew by more than this fraction of its drift is worth a note; smaller growth is noise.
@@ -101,17 +102,6 @@ def parse_baseline(data: Any, where: str = "baseline") -> dict[str, LawRecord]:
     return out
 
 
-def under(nodeid: str, arg: str) -> bool:
-    """Whether a test lies under one collection argument: a directory, a file, or a node id."""
-    arg = arg.replace("\\", "/").strip("/")
-    if arg in ("", "."):
-        return True
-    if "::" in arg:
-        return nodeid == arg or nodeid.startswith((arg + "::", arg + "["))
-    path = nodeid.split("::", 1)[0]
-    return path == arg or path.startswith(arg + "/")
-
-
 def compare(baseline: dict[str, LawRecord], run: LawSession) -> GateResult:
     """Every regression and note of this run against the baseline's laws."""
     result = GateResult()
@@ -133,7 +123,7 @@ def _absent_law(base: LawRecord, run: LawSession, result: GateResult) -> None:
         return
     if nodeid in run.collected:
         result.notes.append(Finding("not-run", nodeid, "collected but did not run (not gated)"))
-    elif any(under(nodeid, arg) for arg in run.collect_args):
+    elif covers(run.collect_args, nodeid):
         result.regressions.append(Finding("not-collected", nodeid, "in the baseline but no longer collected"))
 
 

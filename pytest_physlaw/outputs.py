@@ -45,8 +45,6 @@ def finish(session: pytest.Session) -> None:
     if is_worker(config):
         return
     run = law_session(config)
-    if not run.collect_args:
-        run.collect_args = collect_args(config)
     result = None
     if BASELINE_KEY in config.stash:
         result = gate.compare(config.stash[BASELINE_KEY], run)
@@ -77,18 +75,3 @@ def summary(terminalreporter, config: pytest.Config) -> None:
         return
     table.write_summary(terminalreporter, law_session(config), config.stash.get(GATE_KEY, None),
                         config.get_verbosity())
-
-
-def collect_args(config: pytest.Config) -> list[str]:
-    """The paths this run collects from, rootdir-relative (a fallback when the collection hooks left none)."""
-    out = []
-    args = config.args or [str(config.invocation_params.dir)]
-    for arg in args:
-        path, sep, rest = str(arg).partition("::")
-        p = (config.invocation_params.dir / path).resolve()
-        try:
-            rel = p.relative_to(config.rootpath.resolve()).as_posix()
-        except ValueError:
-            continue
-        out.append((rel if rel != "." else "") + (sep + rest if sep else ""))
-    return out

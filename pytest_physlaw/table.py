@@ -37,8 +37,8 @@ class Row:
 
 
 def format_value(value: float, unit: str | None) -> str:
-    text = f"{value:.4g}" if math.isfinite(value) else f"{value} (not finite)"
-    return f"{text} {unit}" if unit else text
+    text = f"{value:.4g}" + (f" {unit}" if unit else "")
+    return text if math.isfinite(value) else f"{text} (not finite)"
 
 
 def check_rows(run: LawSession, gate: GateResult | None = None) -> list[Row]:
@@ -70,31 +70,46 @@ def check_rows(run: LawSession, gate: GateResult | None = None) -> list[Row]:
     return rows
 
 
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def counts(run: LawSession, gate: GateResult | None = None) -> str:
     """One line: laws by outcome, checks by verdict, gaps by status, the gate's tally."""
     laws = Counter(r.outcome for r in run.records.values())
     checks = [c for r in run.records.values() for c in r.checks]
     failed = sum(not c.passed for c in checks)
-    parts = [f"{len(run.records)} laws (" + ", ".join(f"{n} {o}" for o, n in sorted(laws.items())) + ")"]
-    parts.append(f"{len(checks)} checks ({len(checks) - failed} passed, {failed} failed)")
+    parts = [f"{plural(len(run.records), 'law')} (" + ", ".join(f"{n} {o}" for o, n in sorted(laws.items())) + ")"]
+    parts.append(f"{plural(len(checks), 'check')} ({len(checks) - failed} passed, {failed} failed)")
     if run.gap_pages:
         status = Counter(g["status"] for g in gaps(run))
-        parts.append(f"{len(run.gap_pages)} gaps (" + ", ".join(f"{n} {s}" for s, n in sorted(status.items())) + ")")
+        parts.append(f"{plural(len(run.gap_pages), 'gap')} (" + ", ".join(f"{n} {s}" for s, n in sorted(status.items())) + ")")
     if gate is not None:
-        parts.append(f"baseline: {len(gate.regressions)} regressions, {len(gate.notes)} notes")
+        parts.append(f"baseline: {plural(len(gate.regressions), 'regression')}, {plural(len(gate.notes), 'note')}")
     return "; ".join(parts)
 
 
 def shorten(nodeid: str, width: int = LAW_WIDTH) -> str:
-    """A nodeid that fits `width`: directories dropped first, then the middle elided."""
+    """A nodeid that fits `width`: leading directories dropped first, then the test name cut short
+    (its parameter id kept, since that is what tells the cases apart)."""
     if len(nodeid) <= width:
         return nodeid
     path, sep, rest = nodeid.partition("::")
-    short = path.rsplit("/", 1)[-1] + sep + rest
+    dirs = path.split("/")
+    while len(dirs) > 1 and len("/".join(dirs)) + len(sep + rest) > width:
+        dirs.pop(0)
+    short = "/".join(dirs) + sep + rest
     if len(short) <= width:
         return short
-    head = (width - 3) // 2
-    return short[:head] + "..." + short[len(short) - (width - 3 - head):]
+    name, bracket, case = short.partition("[")
+    case = bracket + case
+    room = max(width // 2, width - len(name))
+    if len(case) > room:
+        keep = room - 3
+        case = case[:keep // 2] + "..." + case[len(case) - (keep - keep // 2):]
+    if len(name) + len(case) > width:
+        name = name[:width - len(case) - 3] + "..."
+    return name + case
 
 
 def align(rows: list[tuple[str, ...]]) -> list[str]:

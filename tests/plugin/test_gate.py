@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from pytest_physlaw.gate import Finding, compare, load_baseline, margin_shift, parse_baseline, under
+from pytest_physlaw.gate import Finding, compare, load_baseline, margin_shift, parse_baseline
 from pytest_physlaw.record import SCHEMA_VERSION, CheckRecord, LawRecord
 from pytest_physlaw.session import LawSession
 
@@ -181,22 +181,6 @@ def test_new_laws_quantities_and_changed_bounds_are_notes():
     result = compare(base, run)
     assert result.regressions == []
     assert sorted(kinds(result.notes)) == ["bound-changed", "new-law", "new-quantity"]
-
-
-@pytest.mark.parametrize("nodeid, arg, expected", [
-    ("laws/solver/test_a.py::test_x", "", True),
-    ("laws/solver/test_a.py::test_x", ".", True),
-    ("laws/solver/test_a.py::test_x", "laws", True),
-    ("laws/solver/test_a.py::test_x", "laws/solver/", True),
-    ("laws/solver/test_a.py::test_x", "laws/solver/test_a.py", True),
-    ("laws/solver/test_a.py::test_x[PGS]", "laws/solver/test_a.py::test_x", True),
-    ("laws/solver/test_a.py::test_y", "laws/solver/test_a.py::test_x", False),
-    ("laws/solver/test_a.py::test_xy", "laws/solver/test_a.py::test_x", False),
-    ("laws/solverx/test_a.py::test_x", "laws/solver", False),
-    ("laws/solver/test_a.py::test_x", "tests", False),
-])
-def test_under_the_collected_paths(nodeid, arg, expected):
-    assert under(nodeid, arg) is expected
 
 
 # --- bad baselines ---------------------------------------------------------------------------

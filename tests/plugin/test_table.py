@@ -44,15 +44,18 @@ def test_a_drifted_check_is_marked():
 def test_counts_line():
     line = counts(sample_run(), GateResult())
     assert line == ("4 laws (1 failed, 1 passed, 1 skipped, 1 xfailed); 3 checks (1 passed, 2 failed); "
-                    "1 gaps (1 open); baseline: 0 regressions, 0 notes")
+                    "1 gap (1 open); baseline: 0 regressions, 0 notes")
 
 
 def test_long_nodeids_are_shortened_to_fit():
     assert shorten("laws/a.py::test_x", 48) == "laws/a.py::test_x"
+    assert shorten("laws/solver/deep/test_a.py::test_x", 26) == "deep/test_a.py::test_x"
     assert shorten("laws/solver/deep/test_a.py::test_x", 20) == "test_a.py::test_x"
     long = "laws/test_a.py::test_" + "x" * 80 + "[PGS]"
     short = shorten(long, 48)
-    assert len(short) == 48 and short.startswith("test_a.py::test_x") and short.endswith("x[PGS]") and "..." in short
+    assert len(short) == 48 and short.startswith("test_a.py::test_x") and short.endswith("x...[PGS]")
+    long_case = shorten("test_a.py::test_x[" + "p" * 30 + "-" + "q" * 30 + "]", 48)
+    assert len(long_case) <= 48 and long_case.startswith("test_a.py::test_x[ppp") and long_case.endswith("qqq]")
 
 
 def test_a_laws_name_is_shown_once_and_columns_align():
