@@ -109,11 +109,3 @@ def gap_dir(config: pytest.Config) -> str:
     if not text:
         raise pytest.UsageError("ini physlaw_gap_dir: empty, give a folder relative to the rootdir")
     return text
-
-
-def validate(config: pytest.Config) -> None:
-    """Parse every ini key once at configure time, so a bad value stops the run at its start."""
-    default_rel(config)
-    default_abs(config)
-    default_drift(config)
-    gap_dir(config)

@@ -30,6 +30,7 @@ _INFO = pytest.StashKey[marks.LawInfo]()
 _GAP = pytest.StashKey[marks.GapInfo]()
 _CHECKS = pytest.StashKey[LawChecks]()
 _PHASES = pytest.StashKey[dict]()
+_DEFAULTS = pytest.StashKey[tuple]()  # ini rel, ini abs, --law-tol-scale, ini drift
 _GAP_CLOSED = pytest.StashKey[bool]()
 
 
@@ -41,8 +42,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", marks.LAW_MARKER)
     config.addinivalue_line("markers", marks.GAP_MARKER)
-    options.validate(config)
+    options.gap_dir(config)  # bad ini values stop the run here, at its start
     config.stash[_HANDLE] = Law()
+    config.stash[_DEFAULTS] = (options.default_rel(config), options.default_abs(config),
+                               options.tol_scale(config), options.default_drift(config))
     config.pluginmanager.register(_RunHooks(config), f"physlaw-run-{id(config)}")
     _register_hypothesis_profile()
 
@@ -151,11 +154,10 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
     info = item.stash.get(_INFO, None)
     if info is not None:
         config = item.config
-        checks = LawChecks(
-            rel=info.rel if info.rel is not None or info.abs is not None else options.default_rel(config),
-            abs=info.abs if info.rel is not None or info.abs is not None else options.default_abs(config),
-            tol_scale=options.tol_scale(config), drift=options.default_drift(config),
-        )
+        rel, abs_, tol_scale, drift = config.stash[_DEFAULTS]
+        if info.rel is not None or info.abs is not None:  # the marker's pair replaces the ini's
+            rel, abs_ = info.rel, info.abs
+        checks = LawChecks(rel=rel, abs=abs_, tol_scale=tol_scale, drift=drift)
         item.stash[_CHECKS] = checks
         config.stash[_HANDLE]._bind(item.nodeid, checks)
     return (yield)
