@@ -45,10 +45,8 @@ def split_case(nodeid: str) -> tuple[str, str]:
 def laws_by_file(run: LawSession) -> dict[str, dict[str, Entry]]:
     """Every law of the run (collected ones without records too), by file and base nodeid."""
     records = {**run.collected, **run.records}
-    # Cases in collection order (parametrisation order); laws that ran uncollected (none, normally) last.
-    order = [n for n in run.collected] + sorted(set(run.records) - set(run.collected))
     files: dict[str, dict[str, Entry]] = {}
-    for nodeid in order:
+    for nodeid in sorted(records):  # cases by id: collection order differs under xdist
         rec = records[nodeid]
         base, case = split_case(nodeid)
         entry = files.setdefault(rec.path, {}).setdefault(base, Entry(base))

@@ -267,6 +267,44 @@ def test_the_gate_catches_a_law_no_longer_collected_but_not_a_deselected_one(pyt
     result.stdout.fnmatch_lines(["*test_laws.py::test_x: in the baseline but no longer collected*"])
 
 
+CHANGED = """
+    import pytest
+
+    @pytest.mark.known_gap("docs/known_gaps/x.md")
+    def test_x(law):
+        law.check("x", 12.0, le=10.0, unit="m")
+
+    def test_y(law):
+        law.check("z", 1.0, near=1.0, rel=0.1)
+"""
+
+
+def test_the_gate_catches_a_new_gap_a_lost_quantity_and_a_new_failure(pytester):
+    write_laws(pytester)
+    pytester.makepyfile(test_w="def test_w(law):\n    law.check('w', 1.0, le=2.0)\n")
+    baseline = saved_baseline(pytester)
+    pytester.mkdir("docs").joinpath("known_gaps").mkdir()
+    pytester.path.joinpath("docs", "known_gaps", "x.md").write_text("# x\nKept by test_laws.py.\n")
+    pytester.makepyfile(test_laws=textwrap.dedent(CHANGED))
+    pytester.makepyfile(test_w="def test_w(law):\n    law.check('w', 3.0, le=2.0)\n")
+    result = pytester.runpytest("--law-baseline", baseline)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([
+        "*= law regressions =*",
+        "test_laws.py::test_x: passed in the baseline, now a known gap (docs/known_gaps/x.md)*",
+        "test_laws.py::test_y [[]y]: ran (passed) without checking 'y'",
+        "test_w.py::test_w [[]w]: passed in the baseline (1, margin 0.5), fails now (3, bound <= 2, margin -0.5)",
+    ])
+    assert "test_laws.py::test_y [z]: new quantity" in result.stdout.str()
+
+
+def test_deselection_under_xdist_raises_no_false_alarm(pytester):
+    write_laws(pytester)
+    baseline = saved_baseline(pytester)
+    result = pytester.runpytest("-n", "2", "-k", "test_y", "--law-baseline", baseline)
+    assert result.ret == 0 and "law regressions" not in result.stdout.str()
+
+
 def test_the_gate_is_not_fooled_by_other_paths(pytester):
     write_laws(pytester)
     pytester.mkpydir("other")

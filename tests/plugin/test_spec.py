@@ -57,7 +57,7 @@ def test_the_catalogue(pytester, laws):
     assert text.startswith("# Law catalogue")
     assert "## test_laws.py\n\nBoxes stay put: the module's statement of its laws." in text
     assert text.index("### slope-holds") < text.index("### a-first") < text.index("### test_gap")
-    assert "`test_slope`, cases: `PGS`, `Newton`" in text
+    assert "`test_slope`, cases: `Newton`, `PGS`" in text
     assert "- Source: Lesson 20.2, part 3" in text and "- Known gap: gaps/g.md" in text
     assert "A box on a slope stays put." in text
     assert "| creep_mm | <= 10 | mm | soft contact |" in text
@@ -73,3 +73,12 @@ def test_the_catalogue_does_not_change_with_the_measurements(pytester, laws):
     laws(creep=7.5, ratio=0.97)
     pytester.runpytest("--law-spec", "second.md")
     assert (pytester.path / "first.md").read_text() == (pytester.path / "second.md").read_text()
+
+
+def test_the_catalogue_and_report_of_two_workers_equal_the_serial_ones(pytester, laws):
+    laws(creep=2.5, ratio=1.02)
+    pytester.runpytest("--law-spec", "serial.md", "--law-report", "serial.json")
+    result = pytester.runpytest("-n", "2", "--law-spec", "xdist.md", "--law-report", "xdist.json")
+    result.assert_outcomes(passed=3, xfailed=1)
+    for name in ("serial.md", "xdist.md", "serial.json"):
+        assert (pytester.path / name).read_text() == (pytester.path / name.replace("serial", "xdist")).read_text()
