@@ -62,8 +62,16 @@ class GateResult:
         return {(f.nodeid, f.quantity) for f in self.regressions if f.quantity is not None}
 
 
-def load_baseline(path: str | Path) -> dict[str, LawRecord]:
-    """Read a saved report as the baseline's laws by nodeid; any defect is a `pytest.UsageError`."""
+@dataclass
+class Baseline:
+    """A saved report as the gate reads it: its laws by nodeid and the package versions it ran with."""
+
+    laws: dict[str, LawRecord]
+    versions: dict[str, str | None] = field(default_factory=dict)
+
+
+def load_baseline(path: str | Path) -> Baseline:
+    """Read a saved report as a baseline; any defect is a `pytest.UsageError` naming the file."""
     path = Path(path)
     where = f"--law-baseline {path}"
     try:
@@ -79,8 +87,8 @@ def load_baseline(path: str | Path) -> dict[str, LawRecord]:
     return parse_baseline(data, where)
 
 
-def parse_baseline(data: Any, where: str = "baseline") -> dict[str, LawRecord]:
-    """The laws of a report's JSON form by nodeid, after checking it is a report of this schema."""
+def parse_baseline(data: Any, where: str = "baseline") -> Baseline:
+    """The baseline in a report's JSON form, after checking it is a report of this schema."""
     if not isinstance(data, dict) or "schema_version" not in data:
         raise pytest.UsageError(f"{where}: not a pytest-physlaw report (no schema_version)")
     version = data["schema_version"]
@@ -99,20 +107,25 @@ def parse_baseline(data: Any, where: str = "baseline") -> dict[str, LawRecord]:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise pytest.UsageError(f"{where}: law #{i} is malformed ({type(exc).__name__}: {exc})") from None
         out[record.nodeid] = record
-    return out
+    versions = (data.get("environment") or {}).get("versions") or {}
+    return Baseline(out, dict(versions) if isinstance(versions, dict) else {})
 
 
-def compare(baseline: dict[str, LawRecord], run: LawSession) -> GateResult:
-    """Every regression and note of this run against the baseline's laws."""
+def compare(baseline: Baseline, run: LawSession, versions: dict[str, str | None] | None = None) -> GateResult:
+    """Every regression and note of this run against the baseline; `versions` are this run's packages."""
     result = GateResult()
-    for nodeid in sorted(baseline):
-        base = baseline[nodeid]
+    for name in sorted(set(baseline.versions) & set(versions or {})):
+        if baseline.versions[name] != versions[name]:
+            result.notes.append(Finding("version", "environment",
+                                        f"{name} {baseline.versions[name]} in the baseline, {versions[name]} now"))
+    for nodeid in sorted(baseline.laws):
+        base = baseline.laws[nodeid]
         now = run.records.get(nodeid)
         if now is None:
             _absent_law(base, run, result)
         else:
             _compare_law(base, now, result)
-    for nodeid in sorted(set(run.records) - set(baseline)):
+    for nodeid in sorted(set(run.records) - set(baseline.laws)):
         result.notes.append(Finding("new-law", nodeid, "new law, not in the baseline"))
     return result
 

@@ -27,8 +27,10 @@ def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
 
 
 def render(run: LawSession, gate: GateResult | None = None) -> str:
-    """The whole Markdown text: counts, regressions first when there are any, laws, gaps, notes."""
+    """The whole Markdown text: counts, the session's problems and regressions first, laws, gaps, notes."""
     lines = ["## Physics laws", "", counts(run, gate), ""]
+    if run.problems:
+        lines += ["### Law problems", ""] + [f"- {cell(p)}" for p in run.problems] + [""]
     if gate is not None and gate.regressions:
         lines += ["### Law regressions", ""]
         lines += [f"- {cell(str(f))}" for f in gate.regressions]

@@ -13,7 +13,7 @@ import pytest
 from pytest_physlaw import gate, markdown, report, spec, table
 from pytest_physlaw.session import law_session
 
-BASELINE_KEY = pytest.StashKey[dict]()
+BASELINE_KEY = pytest.StashKey[gate.Baseline]()
 GATE_KEY = pytest.StashKey[gate.GateResult]()
 
 
@@ -47,7 +47,7 @@ def finish(session: pytest.Session) -> None:
     run = law_session(config)
     result = None
     if BASELINE_KEY in config.stash:
-        result = gate.compare(config.stash[BASELINE_KEY], run)
+        result = gate.compare(config.stash[BASELINE_KEY], run, report.package_versions(config.getini("physlaw_versions")))
         config.stash[GATE_KEY] = result
         run.regressions = [str(f) for f in result.regressions]
         run.notes = [str(f) for f in result.notes]

@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from pytest_physlaw.gate import Finding, compare, load_baseline, margin_shift, parse_baseline
+from pytest_physlaw.gate import Baseline, Finding, compare, load_baseline, margin_shift, parse_baseline
 from pytest_physlaw.record import SCHEMA_VERSION, CheckRecord, LawRecord
 from pytest_physlaw.session import LawSession
 
@@ -44,8 +44,8 @@ def run_of(*laws: LawRecord, collect_args: tuple[str, ...] = ("laws",), deselect
     return run
 
 
-def baseline_of(*laws: LawRecord) -> dict[str, LawRecord]:
-    return {r.nodeid: r for r in laws}
+def baseline_of(*laws: LawRecord) -> Baseline:
+    return Baseline({r.nodeid: r for r in laws}, {"mujoco": "3.14.0", "numpy": "2.0"})
 
 
 def kinds(findings: list[Finding]) -> list[str]:
@@ -181,6 +181,12 @@ def test_new_laws_quantities_and_changed_bounds_are_notes():
     result = compare(base, run)
     assert result.regressions == []
     assert sorted(kinds(result.notes)) == ["bound-changed", "new-law", "new-quantity"]
+
+
+def test_a_package_version_change_is_a_note():
+    result = compare(baseline_of(), run_of(), {"mujoco": "4.0.0", "numpy": "2.0", "other": "1"})
+    assert result.regressions == [] and [str(n) for n in result.notes] == [
+        "environment: mujoco 3.14.0 in the baseline, 4.0.0 now"]
 
 
 # --- bad baselines ---------------------------------------------------------------------------

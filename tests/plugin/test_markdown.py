@@ -18,15 +18,16 @@ def test_cells_escape_pipes_and_newlines():
     assert cell("") == ""
 
 
-def test_render_puts_regressions_first_then_laws_gaps_and_notes():
+def test_render_puts_problems_and_regressions_first_then_laws_gaps_and_notes():
     run = LawSession()
     check = CheckRecord("x", 2.0, "<= 1", {"le": 1.0}, -1.0, False, unit="m")
     run.records["a.py::test_x"] = LawRecord("a.py::test_x", "a.py", outcome="xfailed", known_gap="g.md", checks=[check])
     run.gap_pages["g.md"] = ["a.py::test_x"]
     gate = GateResult(regressions=[Finding("drift", "a.py::test_x", "margin moved", "x")],
                       notes=[Finding("new-law", "a.py::test_y", "new law")])
+    run.problems.append("docs/known_gaps/orphan.md: no collected test keeps this page")
     text = render(run, gate)
-    order = [text.index(s) for s in ("## Physics laws", "### Law regressions", "| law |", "### Known gaps",
+    order = [text.index(s) for s in ("## Physics laws", "### Law problems", "### Law regressions", "| law |", "### Known gaps",
                                      "### Baseline notes")]
     assert order == sorted(order)
     assert "- a.py::test_x [x]: margin moved" in text
