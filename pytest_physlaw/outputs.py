@@ -53,7 +53,7 @@ def finish(session: pytest.Session) -> None:
         run.notes = [str(f) for f in result.notes]
     data = None
     explicit = config.getoption("law_report", None) is not None
-    if explicit or run.records or run.gap_pages:
+    if explicit or run.records:
         data = report.build_report(run, config.getini("physlaw_versions"))
         report.write_json(report_path(config), data)
     save = _cli_path(config, "law_save_baseline")

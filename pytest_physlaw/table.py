@@ -74,16 +74,20 @@ def plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def _tally(counter: Counter) -> str:
+    return " (" + ", ".join(f"{n} {k}" for k, n in sorted(counter.items())) + ")" if counter else ""
+
+
 def counts(run: LawSession, gate: GateResult | None = None) -> str:
     """One line: laws by outcome, checks by verdict, gaps by status, the gate's tally."""
     laws = Counter(r.outcome for r in run.records.values())
     checks = [c for r in run.records.values() for c in r.checks]
     failed = sum(not c.passed for c in checks)
-    parts = [f"{plural(len(run.records), 'law')} (" + ", ".join(f"{n} {o}" for o, n in sorted(laws.items())) + ")"]
+    parts = [plural(len(run.records), "law") + _tally(laws)]
     parts.append(f"{plural(len(checks), 'check')} ({len(checks) - failed} passed, {failed} failed)")
     if run.gap_pages:
         status = Counter(g["status"] for g in gaps(run))
-        parts.append(f"{plural(len(run.gap_pages), 'gap')} (" + ", ".join(f"{n} {s}" for s, n in sorted(status.items())) + ")")
+        parts.append(plural(len(run.gap_pages), "gap") + _tally(status))
     if gate is not None:
         parts.append(f"baseline: {plural(len(gate.regressions), 'regression')}, {plural(len(gate.notes), 'note')}")
     return "; ".join(parts)
@@ -139,7 +143,7 @@ def gap_lines(run: LawSession) -> list[str]:
 
 def write_summary(terminalreporter: Any, run: LawSession, gate: GateResult | None, verbosity: int) -> None:
     """The "physics laws" section, then "law regressions" when the gate found any."""
-    if not run.records and not run.gap_pages:
+    if not run.records:  # nothing ran (--collect-only, no laws, all deselected)
         return
     tr = terminalreporter
     quiet = verbosity < 0

@@ -111,7 +111,11 @@ def test_quiet_shows_only_failing_rows_and_the_counts(pytester):
     assert "2 laws (1 failed, 1 passed); 3 checks (2 passed, 1 failed)" in section
 
 
-def test_no_section_without_laws(pytester):
+def test_no_section_without_laws_or_when_none_ran(pytester):
     pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
     result = pytester.runpytest()
     assert result.ret == 0 and "physics laws" not in result.stdout.str()
+    pytester.makepyfile(test_laws=textwrap.dedent(LAWS))
+    result = pytester.runpytest("--collect-only")
+    assert result.ret == 0 and "physics laws" not in result.stdout.str()
+    assert not (pytester.path / ".physlaw").exists()
