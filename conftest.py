@@ -2,6 +2,7 @@
 
 pytest_plugins = [
     "fixtures.solver_fixtures",
+    "fixtures.bench_fixtures",
     "fixtures.coupling_fixtures",
     "fixtures.warp_fixtures",
 ]
