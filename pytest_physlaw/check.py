@@ -30,6 +30,7 @@ class LawViolation(AssertionError):
 
 def _real(quantity: str, name: str, x: Any) -> float:
     """`x` as a float, or a TypeError naming the quantity and the argument."""
+    __tracebackhide__ = True
     kind = getattr(getattr(x, "dtype", None), "kind", None)
     if isinstance(x, (bool, str, bytes, complex)) or (kind is not None and kind not in "iuf"):
         raise TypeError(f"law check {quantity!r}: {name}={x!r} is not a real number")
@@ -40,6 +41,7 @@ def _real(quantity: str, name: str, x: Any) -> float:
 
 
 def _optional_real(quantity: str, name: str, x: Any) -> float | None:
+    __tracebackhide__ = True
     return None if x is None else _real(quantity, name, x)
 
 
@@ -48,6 +50,7 @@ def _flat(quantity: str, value: Any) -> list[float]:
 
     numpy is not imported: arrays are recognised by their `dtype` and `ravel`.
     """
+    __tracebackhide__ = True
     if hasattr(value, "dtype") and hasattr(value, "ravel"):
         if value.dtype.kind not in "iuf":
             raise TypeError(f"law check {quantity!r}: value of dtype {value.dtype} is not real")
@@ -63,6 +66,7 @@ def _flat(quantity: str, value: Any) -> list[float]:
 
 
 def _text(quantity: str, name: str, x: Any) -> str | None:
+    __tracebackhide__ = True
     if x is not None and not isinstance(x, str):
         raise TypeError(f"law check {quantity!r}: {name}={x!r} must be a string or None")
     return x
@@ -78,6 +82,7 @@ class Bounds:
     def __init__(self, quantity: str, *, le: Any = None, lt: Any = None, ge: Any = None, gt: Any = None,
                  near: Any = None, rel: Any = None, abs: Any = None, tol_scale: float = 1.0,
                  explicit_rel: bool = True) -> None:
+        __tracebackhide__ = True  # a misuse shows the test's line and the message, not these frames
         self.quantity = quantity
         self.le, self.lt = _optional_real(quantity, "le", le), _optional_real(quantity, "lt", lt)
         self.ge, self.gt = _optional_real(quantity, "ge", ge), _optional_real(quantity, "gt", gt)
@@ -89,6 +94,7 @@ class Bounds:
             self.tol = max((self.rel or 0.0) * _builtin_abs(self.near), self.abs or 0.0) * tol_scale
 
     def _validate(self, explicit_rel: bool) -> None:
+        __tracebackhide__ = True
         q = self.quantity
         for name in ("le", "lt", "ge", "gt", "near"):
             x = getattr(self, name)
@@ -177,6 +183,7 @@ class LawChecks:
               gt: Any = None, near: Any = None, rel: Any = None, abs: Any = None, unit: str | None = None,
               why: str | None = None, drift: Any = _UNSET) -> bool:
         """Check `value` against its bounds, record it, and say whether it passed."""
+        __tracebackhide__ = True
         if not isinstance(quantity, str) or not quantity.strip():
             raise TypeError(f"law check: quantity must be a non-empty string, got {quantity!r}")
         if self.closed_reason is not None:

@@ -28,6 +28,7 @@ class Law:
         self._nodeid, self._checks = None, None
 
     def _current(self, quantity: Any) -> LawChecks:
+        __tracebackhide__ = True
         if self._checks is None:
             raise RuntimeError(f"law.check({quantity!r}): no law test is running; request the law "
                                f"fixture in the test or in a fixture it uses")
@@ -41,6 +42,7 @@ class Law:
         Soft: a failed check does not raise here; the test fails at the end of its call phase
         with one LawViolation listing every failed check.
         """
+        __tracebackhide__ = True
         return self._current(quantity).check(quantity, value, le=le, lt=lt, ge=ge, gt=gt, near=near,
                                              rel=rel, abs=abs, unit=unit, why=why, drift=drift)
 

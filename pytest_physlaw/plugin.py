@@ -31,7 +31,6 @@ _GAP = pytest.StashKey[marks.GapInfo]()
 _CHECKS = pytest.StashKey[LawChecks]()
 _PHASES = pytest.StashKey[dict]()
 _DEFAULTS = pytest.StashKey[tuple]()  # ini rel, ini abs, --law-tol-scale, ini drift
-_GAP_CLOSED = pytest.StashKey[bool]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
