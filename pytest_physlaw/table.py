@@ -93,27 +93,49 @@ def counts(run: LawSession, gate: GateResult | None = None) -> str:
     return "; ".join(parts)
 
 
-def shorten(nodeid: str, width: int = LAW_WIDTH) -> str:
-    """A nodeid that fits `width`: leading directories dropped first, then the test name cut short
-    (its parameter id kept, since that is what tells the cases apart)."""
-    if len(nodeid) <= width:
-        return nodeid
-    path, sep, rest = nodeid.partition("::")
-    dirs = path.split("/")
-    while len(dirs) > 1 and len("/".join(dirs)) + len(sep + rest) > width:
-        dirs.pop(0)
-    short = "/".join(dirs) + sep + rest
-    if len(short) <= width:
-        return short
-    name, bracket, case = short.partition("[")
+def shorten(name: str, width: int = LAW_WIDTH) -> str:
+    """A test name ("test_x[case]") that fits `width`: the middle of the function name elided, its
+    start and end kept, and the parameter id kept whole where it fits (it tells the cases apart)."""
+    if len(name) <= width:
+        return name
+    base, bracket, case = name.partition("[")
     case = bracket + case
-    room = max(width // 2, width - len(name))
+    room = max(width // 2, width - len(base))
     if len(case) > room:
-        keep = room - 3
-        case = case[:keep // 2] + "..." + case[len(case) - (keep - keep // 2):]
-    if len(name) + len(case) > width:
-        name = name[:width - len(case) - 3] + "..."
-    return name + case
+        case = _elide(case, room)
+    return _elide(base, width - len(case)) + case
+
+
+def _elide(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text
+    keep = max(width - 3, 2)
+    head = (2 * keep + 2) // 3
+    return text[:head] + "..." + text[len(text) - (keep - head):]
+
+
+def law_lines(rows: list[Row], width: int = 0) -> list[str]:
+    """The rows as aligned text under one line per law file; a law's name is shown on its first row.
+
+    Test names are shortened to what a `width`-wide terminal leaves them, never below LAW_WIDTH.
+    """
+    others = [max(len(c) for c in col) for col in zip(HEADER[1:], *(r.cells()[1:] for r in rows))]
+    name_width = max(LAW_WIDTH, width - sum(others) - 2 * len(others) - 2)
+    cells: list[tuple[str, ...]] = [HEADER]
+    files: dict[int, str] = {}
+    last = None
+    for row in rows:
+        path, _, name = row.law.partition("::")
+        if path != (last or "").partition("::")[0]:
+            files[len(cells)] = path
+        cells.append(("  " + shorten(name, name_width) if row.law != last else "", *row.cells()[1:]))
+        last = row.law
+    lines = []
+    for i, line in enumerate(align(cells)):
+        if i in files:
+            lines.append(files[i])
+        lines.append(line)
+    return lines
 
 
 def align(rows: list[tuple[str, ...]]) -> list[str]:
@@ -121,23 +143,12 @@ def align(rows: list[tuple[str, ...]]) -> list[str]:
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
 
 
-def law_lines(rows: list[Row]) -> list[str]:
-    """The rows as aligned text; a law's name is shown on its first row only."""
-    cells: list[tuple[str, ...]] = [HEADER]
-    last = None
-    for row in rows:
-        name = shorten(row.law) if row.law != last else ""
-        last = row.law
-        cells.append((name, *row.cells()[1:]))
-    return align(cells)
-
-
 def gap_lines(run: LawSession) -> list[str]:
     rows: list[tuple[str, ...]] = [("gap page", "kept by", "status")]
     for g in gaps(run):
         tests = g["tests"] or ["-"]
-        rows.append((g["page"], shorten(tests[0]), g["status"]))
-        rows.extend(("", shorten(t), "") for t in tests[1:])
+        rows.append((g["page"], tests[0], g["status"]))
+        rows.extend(("", t, "") for t in tests[1:])
     return align(rows)
 
 
@@ -149,9 +160,9 @@ def write_summary(terminalreporter: Any, run: LawSession, gate: GateResult | Non
     quiet = verbosity < 0
     rows = check_rows(run, gate)
     shown = [r for r in rows if r.attention] if quiet else rows
-    tr.section("physics laws")
+    tr.write_sep("=", "physics laws")
     if shown:
-        for line in law_lines(shown):
+        for line in law_lines(shown, getattr(getattr(tr, "_tw", None), "fullwidth", 0)):
             tr.write_line(line)
     if run.gap_pages and not quiet:
         tr.write_line("")
@@ -164,6 +175,6 @@ def write_summary(terminalreporter: Any, run: LawSession, gate: GateResult | Non
             tr.write_line(f"  {note}")
     tr.write_line(counts(run, gate))
     if gate is not None and gate.regressions:
-        tr.section("law regressions", red=True)
+        tr.write_sep("=", "law regressions", red=True)
         for finding in gate.regressions:
             tr.write_line(str(finding), red=True)

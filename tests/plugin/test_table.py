@@ -47,22 +47,29 @@ def test_counts_line():
                     "1 gap (1 open); baseline: 0 regressions, 0 notes")
 
 
-def test_long_nodeids_are_shortened_to_fit():
-    assert shorten("laws/a.py::test_x", 48) == "laws/a.py::test_x"
-    assert shorten("laws/solver/deep/test_a.py::test_x", 26) == "deep/test_a.py::test_x"
-    assert shorten("laws/solver/deep/test_a.py::test_x", 20) == "test_a.py::test_x"
-    long = "laws/test_a.py::test_" + "x" * 80 + "[PGS]"
+def test_long_test_names_are_shortened_to_fit():
+    assert shorten("test_x[PGS]", 48) == "test_x[PGS]"
+    long = "test_" + "a" * 40 + "_" + "z" * 40 + "[PGS]"
     short = shorten(long, 48)
-    assert len(short) == 48 and short.startswith("test_a.py::test_x") and short.endswith("x...[PGS]")
-    long_case = shorten("test_a.py::test_x[" + "p" * 30 + "-" + "q" * 30 + "]", 48)
-    assert len(long_case) <= 48 and long_case.startswith("test_a.py::test_x[ppp") and long_case.endswith("qqq]")
+    assert len(short) == 48 and short.startswith("test_aaa") and short.endswith("zzz[PGS]") and "..." in short
+    long_case = shorten("test_x[" + "p" * 30 + "-" + "q" * 30 + "]", 48)
+    assert len(long_case) == 48 and long_case.startswith("test_x[ppp") and long_case.endswith("qqq]")
 
 
-def test_a_laws_name_is_shown_once_and_columns_align():
+def test_rows_sit_under_their_file_a_laws_name_once_and_columns_align():
     lines = law_lines(check_rows(sample_run()))
     assert lines[0].split() == ["law", "quantity", "value", "bound", "margin", "outcome"]
+    assert lines[1] == "laws/a.py" and lines[2].startswith("  test_bad ")
     col = lines[0].index("quantity")
-    assert all(line[col - 2:col] == "  " for line in lines[1:])
+    assert all(line[col - 2:col] == "  " for line in lines[2:])
+
+
+def test_a_wide_terminal_shows_whole_names():
+    run = sample_run()
+    long = "laws/a.py::test_" + "n" * 70
+    run.records[long] = LawRecord(long, "laws/a.py", outcome="skipped")
+    assert any(long.split("::")[1] in line for line in law_lines(check_rows(run), width=200))
+    assert not any(long.split("::")[1] in line for line in law_lines(check_rows(run), width=80))
 
 
 LAWS = """
@@ -94,8 +101,9 @@ def test_the_terminal_table(pytester):
     result.stdout.fnmatch_lines([
         "*= physics laws =*",
         "law * quantity * value * bound * margin * outcome",
-        "test_laws.py::test_fails * energy_J * 12 J * <= 10 * -0.2 * FAIL",
-        "test_laws.py::test_passes * creep_mm * 1.25 mm * <= 10 * 0.875 * pass",
+        "test_laws.py",
+        "  test_fails * energy_J * 12 J * <= 10 * -0.2 * FAIL",
+        "  test_passes * creep_mm * 1.25 mm * <= 10 * 0.875 * pass",
         "  * ratio * 1.01 * 1 ± 0.1 * 0.9 * pass",
         "2 laws (1 failed, 1 passed); 3 checks (2 passed, 1 failed)",
     ])
