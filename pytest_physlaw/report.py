@@ -15,10 +15,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from pytest_physlaw.options import DEFAULT_VERSIONS
 from pytest_physlaw.record import SCHEMA_VERSION, LawRecord
 from pytest_physlaw.session import LawSession
-
-DEFAULT_VERSIONS = ("numpy", "mujoco", "warp-lang", "pytest", "hypothesis")
 
 
 def package_versions(names: list[str] | tuple[str, ...]) -> dict[str, str | None]:
@@ -32,7 +31,7 @@ def package_versions(names: list[str] | tuple[str, ...]) -> dict[str, str | None
     return out
 
 
-def environment(versions: list[str] | tuple[str, ...] = DEFAULT_VERSIONS) -> dict[str, Any]:
+def environment(versions: list[str] | tuple[str, ...] = tuple(DEFAULT_VERSIONS)) -> dict[str, Any]:
     return {
         "python": platform.python_version(),
         "implementation": sys.implementation.name,
@@ -62,7 +61,7 @@ def gaps(run: LawSession) -> list[dict[str, Any]]:
     ]
 
 
-def build_report(run: LawSession, versions: list[str] | tuple[str, ...] = DEFAULT_VERSIONS) -> dict[str, Any]:
+def build_report(run: LawSession, versions: list[str] | tuple[str, ...] = tuple(DEFAULT_VERSIONS)) -> dict[str, Any]:
     """The run's report as JSON-ready data."""
     return {
         "schema_version": SCHEMA_VERSION,

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_physlaw.markdown import table
 from pytest_physlaw.record import LawRecord
 from pytest_physlaw.session import LawSession
 
@@ -118,16 +119,9 @@ def quantity_lines(entry: Entry) -> list[str]:
         return ["No checks recorded in this run (the law did not run).", ""]
     all_cases = [c for c in entry.cases if entry.cases[c].checks]
     uniform = all(cases == all_cases for cases in rows.values())
-    header = ["quantity", "bound", "unit", "why"] + ([] if uniform else ["cases"])
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for key, cases in rows.items():
-        cells = list(key) + ([] if uniform else [", ".join(cases)])
-        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-    return lines + [""]
-
-
-def _cell(text: str) -> str:
-    return " ".join(text.replace("|", "\\|").split())
+    header = ("quantity", "bound", "unit", "why") + (() if uniform else ("cases",))
+    body = [key + (() if uniform else (", ".join(cases),)) for key, cases in rows.items()]
+    return table(header, body) + [""]
 
 
 def write_spec(path: str | Path, run: LawSession, root: Path) -> Path:
