@@ -178,3 +178,6 @@ def write_summary(terminalreporter: Any, run: LawSession, gate: GateResult | Non
         tr.write_sep("=", "law regressions", red=True)
         for finding in gate.regressions:
             tr.write_line(str(finding), red=True)
+        tr.write_line(f"the baseline gate fails this run: {plural(len(gate.regressions), 'regression')}; "
+                      "if the change is meant, re-save the baseline with --law-save-baseline PATH "
+                      "and give the reason in the commit", red=True, bold=True)

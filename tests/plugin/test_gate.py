@@ -256,7 +256,8 @@ def test_the_gate_fails_the_session_on_a_drift(pytester):
     write_laws(pytester, x=1.0)  # still passes, margin 0.5 -> 0.9
     result = pytester.runpytest("--law-baseline", baseline)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["*law regressions*", "*test_laws.py::test_x [[]x]: margin 0.5 -> 0.9*drift 0.25*"])
+    result.stdout.fnmatch_lines(["*law regressions*", "*test_laws.py::test_x [[]x]: margin 0.5 -> 0.9*drift 0.25*",
+                                 "the baseline gate fails this run: 1 regression; *--law-save-baseline*"])
     result.assert_outcomes(passed=2)
 
 
