@@ -48,15 +48,16 @@ def matching_data(model: mujoco.MjModel, data: object, name: str = "data") -> mu
 def moving_body(model: mujoco.MjModel, body: object, name: str = "body") -> int:
     """The id of `body` (an id or a name) if it is a body that can move, else a ValueError naming `name`.
 
-    The world body, unknown names, ids out of range and bodies welded to the world (no degrees of
-    freedom in their kinematic chain: static and mocap bodies, MuJoCo's `body_weldid == 0`) are refused.
+    The world body, unknown names, ids out of range and bodies with no degrees of freedom in their
+    kinematic chain (static and mocap bodies; MuJoCo's own test `body_dofnum[body_weldid] == 0`)
+    are refused.
     """
     if isinstance(body, str):
         body_id = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, body)
         if body_id < 0:
             raise ValueError(f"{name}: no body named {body!r} in the model")
         label = f"{body!r} (id {body_id})"
-    elif isinstance(body, (numbers.Integral, np.integer)) and not isinstance(body, (bool, np.bool_)):
+    elif isinstance(body, (int, np.integer)) and not isinstance(body, (bool, np.bool_)):
         body_id = int(body)
         if not 0 <= body_id < model.nbody:
             raise ValueError(f"{name}: body id {body_id} is out of range 0..{model.nbody - 1}")
@@ -65,6 +66,6 @@ def moving_body(model: mujoco.MjModel, body: object, name: str = "body") -> int:
         raise ValueError(f"{name} must be a body id (int) or name (str), got {body!r}")
     if body_id == 0:
         raise ValueError(f"{name}: the world body has no mobility")
-    if model.body_weldid[body_id] == 0:
-        raise ValueError(f"{name}: body {label} has no degrees of freedom (it is welded to the world)")
+    if model.body_dofnum[model.body_weldid[body_id]] == 0:
+        raise ValueError(f"{name}: body {label} has no degrees of freedom (a static or mocap body)")
     return body_id

@@ -41,33 +41,61 @@ def _require_factorised(model: mujoco.MjModel, data: mujoco.MjData) -> None:
         )
 
 
-def _tree_columns(model: mujoco.MjModel, body_ids: np.ndarray) -> np.ndarray:
-    """For each body, the dof indices of its kinematic tree, padded with `nv` (a column of zeros).
+def _slots(trees: np.ndarray) -> np.ndarray:
+    """For each body, how many bodies of the same kinematic tree come before it in the list."""
+    order = np.argsort(trees, kind="stable")
+    ordered = trees[order]
+    group_starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    first_of_group = np.repeat(group_starts, np.diff(np.r_[group_starts, trees.size]))
+    slots = np.empty(trees.size, dtype=int)
+    slots[order] = np.arange(trees.size) - first_of_group
+    return slots
 
-    J of a body is non-zero only on its ancestors' dofs, and L^-T only moves entries to ancestors,
-    so X = D^-1/2 L^-T J^T lives inside the body's tree: W needs only those columns.
-    """
-    trees = model.body_treeid[body_ids]
-    start = model.tree_dofadr[trees]
-    count = model.tree_dofnum[trees]
-    offsets = np.arange(int(count.max()))
-    columns = start[:, None] + offsets[None, :]
-    return np.where(offsets[None, :] < count[:, None], columns, model.nv)
+
+_CHUNK_BYTES = 1 << 19  # rows per mj_solveM2 call: about 512 KiB, so the column-wise sweep stays in cache
 
 
 def _mobility_of(model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray) -> np.ndarray:
-    if ids.size == 0:
+    """W of each body in `ids` (checked ids), packed: one row block holds one body of every tree.
+
+    M, and so its factor L^T D L, is block diagonal over kinematic trees, and a body's J^T and
+    X = D^-1/2 L^-T J^T are non-zero only on its own tree's dofs. Bodies of different trees can
+    therefore share the same 6 rows of the batched mj_solveM2 without touching each other
+    (bit for bit what separate solves give), and W = X X^T is taken over the body's tree dofs only.
+    """
+    n, nv = ids.size, model.nv
+    if n == 0:
         return np.zeros((0, 6, 6))
     _require_factorised(model, data)
-    n, nv = ids.size, model.nv
-    jac = np.zeros((n, 6, nv))
-    for row, body_id in enumerate(ids):
-        mujoco.mj_jacBodyCom(model, data, jac[row, :3], jac[row, 3:], body_id)
-    solved = np.empty((6 * n, nv))
-    mujoco.mj_solveM2(model, data, solved, jac.reshape(6 * n, nv), np.sqrt(data.qLDiagInv))
-    half = np.zeros((n, 6, nv + 1))  # the last column stays zero: the padding target
-    half[:, :, :nv] = solved.reshape(n, 6, nv)
-    tree_half = np.take_along_axis(half, _tree_columns(model, ids)[:, None, :], axis=2)
+    trees = model.body_treeid[ids]
+    start, count = model.tree_dofadr[trees], model.tree_dofnum[trees]
+    slots = _slots(trees)
+    offsets = np.arange(int(count.max()))
+    columns = np.minimum(start[:, None] + offsets[None, :], nv - 1)
+    real = (offsets[None, :] < count[:, None]).astype(float)
+    sqrt_inv_d = np.sqrt(data.qLDiagInv)
+    slot_count = int(slots.max()) + 1
+    per_chunk = max(1, _CHUNK_BYTES // (6 * nv * 8))
+    half = np.empty((slot_count, 6, nv))
+    by_slot = np.argsort(slots, kind="stable")
+    bounds = np.searchsorted(slots[by_slot], np.arange(0, slot_count + per_chunk, per_chunk))
+    scratch = np.zeros((6, nv))
+    body_ids, rows, tree_start, tree_end = ids.tolist(), slots.tolist(), start.tolist(), (start + count).tolist()
+    for chunk, first in enumerate(range(0, slot_count, per_chunk)):
+        packed = np.zeros((min(slot_count, first + per_chunk) - first, 6, nv))
+        filled = [False] * packed.shape[0]
+        for body in by_slot[bounds[chunk] : bounds[chunk + 1]].tolist():
+            row = rows[body] - first
+            if not filled[row]:  # the row's first body writes its whole Jacobian in place
+                mujoco.mj_jacBodyCom(model, data, packed[row, :3], packed[row, 3:], body_ids[body])
+                filled[row] = True
+            else:  # later bodies of the row (other trees) add their tree's columns only
+                mujoco.mj_jacBodyCom(model, data, scratch[:3], scratch[3:], body_ids[body])
+                tree = slice(tree_start[body], tree_end[body])
+                packed[row, :, tree] = scratch[:, tree]
+        mujoco.mj_solveM2(model, data, half[first : first + len(filled)].reshape(-1, nv), packed.reshape(-1, nv), sqrt_inv_d)
+    tree_half = half[slots[:, None, None], np.arange(6)[None, :, None], columns[:, None, :]]
+    tree_half *= real[:, None, :]
     mobility = tree_half @ tree_half.transpose(0, 2, 1)
     return 0.5 * (mobility + mobility.transpose(0, 2, 1))
 
@@ -75,8 +103,10 @@ def _mobility_of(model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray) ->
 def mobility_many(model: mujoco.MjModel, data: mujoco.MjData, bodies: Sequence[int | str]) -> np.ndarray:
     """W = J M^-1 J^T (6 x 6, linear rows first) of each body in `bodies`, at the state in `data`.
 
-    One `mj_jacBodyCom` per body, one batched `mj_solveM2` over all their Jacobian rows, then
-    X X^T on each body's own tree dofs only. `bodies` holds ids or names. Returns (n, 6, 6).
+    One `mj_jacBodyCom` per body, then one batched `mj_solveM2` over their Jacobian rows, with
+    bodies of different kinematic trees packed into the same rows (M is block diagonal over trees),
+    then X X^T over each body's own tree dofs only. `bodies` holds ids or names; an empty one gives
+    shape (0, 6, 6). Returns (n, 6, 6).
     """
     data = matching_data(model, data)
     if isinstance(bodies, (str, bytes, int, np.integer)) or not hasattr(bodies, "__iter__"):

@@ -108,10 +108,8 @@ def pose_invariant(model: mujoco.MjModel, body: int) -> bool:
     )
     if lone_free:
         return True
-    walker = body
-    while walker > 0 and model.body_dofnum[walker] == 0:
-        walker = model.body_parentid[walker]
-    dof = model.body_dofadr[walker] + model.body_dofnum[walker] - 1
+    moving = model.body_weldid[body]  # the body itself or the ancestor it is welded to
+    dof = model.body_dofadr[moving] + model.body_dofnum[moving] - 1
     while dof >= 0:
         if model.jnt_type[model.dof_jntid[dof]] != mujoco.mjtJoint.mjJNT_SLIDE:
             return False

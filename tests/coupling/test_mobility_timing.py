@@ -1,0 +1,73 @@
+"""mobility_many over every body of a model of hundreds is not slower than MuJoCo's own mj_setConst.
+
+mj_setConst computes `body_invweight0` body by body (one mj_solveM of 6 rows each, then J X^T);
+mobility_many packs bodies of different kinematic trees into the same rows of one batched
+mj_solveM2 and multiplies on each body's tree dofs only. Both are timed in this one run, interleaved round by round, and compared by their
+medians, so machine speed and load cancel in the ratio. mobility_many is timed together with
+`forward_position` (the stages mj_setConst runs for itself) to compare like with like.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import mujoco
+import pytest
+
+from coupling import forward_position, mobility_many
+from fixtures.solver_scenes import heap
+
+ROUNDS = 9
+
+
+def _arms(count: int, links: int) -> mujoco.MjModel:
+    """`count` free bases, each carrying an arm of `links` hinged links: trees deeper than a heap's."""
+
+    def arm(left: int) -> str:
+        if left == 0:
+            return ""
+        axis = "0 1 0" if left % 2 else "1 0 0"
+        return (
+            f'<body pos="0 0 .1"><joint type="hinge" axis="{axis}"/>'
+            f'<geom type="capsule" fromto="0 0 0 0 0 .1" size=".01"/>{arm(left - 1)}</body>'
+        )
+
+    bases = "".join(
+        f'<body pos="{i} 0 0"><freejoint/><geom type="box" size=".05 .05 .05"/>{arm(links)}</body>' for i in range(count)
+    )
+    return mujoco.MjModel.from_xml_string(f"<mujoco><worldbody>{bases}</worldbody></mujoco>")
+
+
+def _seconds(run) -> float:
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+@pytest.mark.parametrize(
+    "scene",
+    [
+        pytest.param(lambda: heap(200), id="heap200"),  # 200 trees of one body: packing's best case
+        pytest.param(lambda: _arms(20, 10), id="arms20x10"),
+        pytest.param(lambda: _arms(1, 199), id="chain200"),  # one tree: no packing, every row full
+    ],
+)
+def test_mobility_many_is_not_slower_than_mj_setconst(scene, record_property):
+    model = scene()
+    bodies = list(range(1, model.nbody))
+    data = mujoco.MjData(model)
+    ours, theirs = [], []
+    for _ in range(ROUNDS):
+        fresh = mujoco.MjData(model)
+        ours.append(_seconds(lambda: (forward_position(model, data), mobility_many(model, data, bodies))))
+        theirs.append(_seconds(lambda: mujoco.mj_setConst(model, fresh)))
+    ratio = statistics.median(ours) / statistics.median(theirs)
+    figures = (
+        f"{model.nbody - 1} bodies, nv {model.nv}: forward_position + mobility_many "
+        f"{statistics.median(ours) * 1e3:.2f} ms, mj_setConst {statistics.median(theirs) * 1e3:.2f} ms "
+        f"(median of {ROUNDS}), ratio {ratio:.2f}"
+    )
+    print(figures)  # shown with pytest -s
+    record_property("mobility_many_over_setconst", ratio)
+    assert ratio < 1.0, figures
