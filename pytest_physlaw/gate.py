@@ -111,8 +111,13 @@ def parse_baseline(data: Any, where: str = "baseline") -> Baseline:
     return Baseline(out, dict(versions) if isinstance(versions, dict) else {})
 
 
-def compare(baseline: Baseline, run: LawSession, versions: dict[str, str | None] | None = None) -> GateResult:
-    """Every regression and note of this run against the baseline; `versions` are this run's packages."""
+def compare(baseline: Baseline, run: LawSession, versions: dict[str, str | None] | None = None,
+            *, leaves_files_out: bool = False) -> GateResult:
+    """Every regression and note of this run against the baseline.
+
+    `versions` are this run's package versions. `leaves_files_out` says the run skipped files under its
+    paths on purpose (--lf, --ignore): a law not collected there is then a note, not a regression.
+    """
     result = GateResult()
     for name in sorted(set(baseline.versions) & set(versions or {})):
         if baseline.versions[name] != versions[name]:
@@ -122,7 +127,7 @@ def compare(baseline: Baseline, run: LawSession, versions: dict[str, str | None]
         base = baseline.laws[nodeid]
         now = run.records.get(nodeid)
         if now is None:
-            _absent_law(base, run, result)
+            _absent_law(base, run, result, leaves_files_out)
         else:
             _compare_law(base, now, result)
     for nodeid in sorted(set(run.records) - set(baseline.laws)):
@@ -130,14 +135,18 @@ def compare(baseline: Baseline, run: LawSession, versions: dict[str, str | None]
     return result
 
 
-def _absent_law(base: LawRecord, run: LawSession, result: GateResult) -> None:
+def _absent_law(base: LawRecord, run: LawSession, result: GateResult, leaves_files_out: bool) -> None:
     nodeid = base.nodeid
     if nodeid in run.deselected:
         return
     if nodeid in run.collected:
         result.notes.append(Finding("not-run", nodeid, "collected but did not run (not gated)"))
     elif covers(run.collect_args, nodeid):
-        result.regressions.append(Finding("not-collected", nodeid, "in the baseline but no longer collected"))
+        if leaves_files_out:
+            result.notes.append(Finding("not-collected", nodeid, "not collected by this run, which leaves files "
+                                        "out (--lf, --ignore): not gated"))
+        else:
+            result.regressions.append(Finding("not-collected", nodeid, "in the baseline but no longer collected"))
 
 
 def _compare_law(base: LawRecord, now: LawRecord, result: GateResult) -> None:

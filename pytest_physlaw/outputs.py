@@ -47,7 +47,8 @@ def finish(session: pytest.Session) -> None:
     run = law_session(config)
     result = None
     if BASELINE_KEY in config.stash:
-        result = gate.compare(config.stash[BASELINE_KEY], run, report.package_versions(config.getini("physlaw_versions")))
+        versions = report.package_versions(config.getini("physlaw_versions"))
+        result = gate.compare(config.stash[BASELINE_KEY], run, versions, leaves_files_out=leaves_files_out(config))
         config.stash[GATE_KEY] = result
         run.regressions = [str(f) for f in result.regressions]
         run.notes = [str(f) for f in result.notes]
@@ -75,3 +76,9 @@ def summary(terminalreporter, config: pytest.Config) -> None:
         return
     table.write_summary(terminalreporter, law_session(config), config.stash.get(GATE_KEY, None),
                         config.get_verbosity())
+
+
+def leaves_files_out(config: pytest.Config) -> bool:
+    """Whether this run skips files under its paths on purpose, beyond -k/-m deselection."""
+    return bool(config.getoption("lf", False) or config.getoption("ignore", None)
+                or config.getoption("ignore_glob", None))

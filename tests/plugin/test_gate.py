@@ -84,6 +84,11 @@ def test_a_deselected_law_is_not_gated():
     assert result.regressions == [] and result.notes == []
 
 
+def test_a_run_that_leaves_files_out_notes_the_laws_it_did_not_collect():
+    result = compare(baseline_of(law("test_gone", le_check(5.0))), run_of(), leaves_files_out=True)
+    assert result.regressions == [] and kinds(result.notes) == ["not-collected"]
+
+
 def test_a_law_collected_but_not_run_is_a_note():
     run = run_of()
     run.collected[f"{PATH}::test_x"] = law("test_x")
@@ -310,6 +315,19 @@ def test_deselection_under_xdist_raises_no_false_alarm(pytester):
     baseline = saved_baseline(pytester)
     result = pytester.runpytest("-n", "2", "-k", "test_y", "--law-baseline", baseline)
     assert result.ret == 0 and "law regressions" not in result.stdout.str()
+
+
+def test_ignore_and_last_failed_raise_no_false_alarm(pytester):
+    write_laws(pytester)
+    write_laws(pytester, name="test_more")
+    baseline = saved_baseline(pytester)
+    result = pytester.runpytest("--law-baseline", baseline, "--ignore", "test_more.py")
+    assert result.ret == 0 and "law regressions" not in result.stdout.str()
+    write_laws(pytester, x=20.0)  # test_laws.py::test_x fails, and --lf skips test_more.py
+    pytester.runpytest()
+    result = pytester.runpytest("--law-baseline", baseline, "--lf")
+    assert "no longer collected" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*test_laws.py::test_x [[]x]: passed in the baseline*fails now*"])
 
 
 def test_the_gate_is_not_fooled_by_other_paths(pytester):
