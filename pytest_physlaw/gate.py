@@ -4,8 +4,8 @@ A regression fails the session; a note is information. The rules:
 
 - a check that passed in the baseline and fails now;
 - a baseline law under the paths this run collects from that is no longer collected (deselected
-  laws excepted, so `-k`/`-m` raise no false alarm), or that ran without a quantity it had
-  (a law skipped now is a note, not a regression);
+  laws excepted, so `-k`/`-m` raise no false alarm, and a run that leaves files out with --lf or
+  --ignore only notes them), or that ran without a quantity it had (a law skipped now is a note);
 - a law that passed in the baseline and is now a known gap (until the baseline is re-saved);
 - a margin that moved by more than its check's `drift`, in either direction (`drift=None` exempts);
 - notes: gaps that closed, margins that grew within drift, new laws and quantities, changed bounds.
