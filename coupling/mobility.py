@@ -93,7 +93,8 @@ def _mobility_of(model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray) ->
                 mujoco.mj_jacBodyCom(model, data, scratch[:3], scratch[3:], body_ids[body])
                 tree = slice(tree_start[body], tree_end[body])
                 packed[row, :, tree] = scratch[:, tree]
-        mujoco.mj_solveM2(model, data, half[first : first + len(filled)].reshape(-1, nv), packed.reshape(-1, nv), sqrt_inv_d)
+        solved = half[first : first + len(filled)].reshape(-1, nv)
+        mujoco.mj_solveM2(model, data, solved, packed.reshape(-1, nv), sqrt_inv_d)
     tree_half = half[slots[:, None, None], np.arange(6)[None, :, None], columns[:, None, :]]
     tree_half *= real[:, None, :]
     mobility = tree_half @ tree_half.transpose(0, 2, 1)

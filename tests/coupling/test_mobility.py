@@ -48,7 +48,8 @@ def test_mobility_is_how_mujoco_moves_the_com_under_a_wrench(posed_zoo, name):
     body = model.body(name).id
     wrench = np.array([0.3, -0.2, 0.5, 0.01, 0.02, -0.03])
     measured = com_answer(model, data, body, wrench)
-    np.testing.assert_allclose(mobility(model, data, body) @ wrench, measured, rtol=1e-8, atol=1e-10 * np.abs(measured).max())
+    predicted = mobility(model, data, body) @ wrench
+    np.testing.assert_allclose(predicted, measured, rtol=1e-8, atol=1e-10 * np.abs(measured).max())
 
 
 def test_mobility_many_stacks_mobility_in_the_order_given(posed_zoo):

@@ -95,9 +95,8 @@ def test_tensor_floor_leaves_eigenvalues_above_it_and_eigenvectors_alone(model):
 def test_kappa_inf_is_no_floor_and_default_kappa_is_100(model):
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
-    np.testing.assert_allclose(
-        proxy(model, "slider", tensor=True, kappa=math.inf).inv_mass(data), mobility(model, data, "slider")[:3, :3], atol=1e-16
-    )
+    unfloored = proxy(model, "slider", tensor=True, kappa=math.inf).inv_mass(data)
+    np.testing.assert_allclose(unfloored, mobility(model, data, "slider")[:3, :3], atol=1e-16)
     assert proxy(model, "slider", tensor=True).kappa == 100.0
 
 
@@ -156,7 +155,8 @@ def test_the_switch_off_gives_the_scalar_proxy_exactly(model, monkeypatch):
         for name in MOVING:
             switched_off = proxy(model, name)
             assert type(switched_off) is ScalarProxy
-            np.testing.assert_array_equal(switched_off.answer(FORCE, data), ScalarProxy(model, name).answer(FORCE, data))
+            scalar = ScalarProxy(model, name)
+            np.testing.assert_array_equal(switched_off.answer(FORCE, data), scalar.answer(FORCE, data))
 
 
 # --- environment switches -----------------------------------------------------------------------
@@ -231,7 +231,8 @@ def test_bad_force_is_a_value_error_naming_force(model, force, message, tensor):
 
 
 def test_data_of_another_model_or_not_forwarded_is_refused(model):
-    other = mujoco.MjModel.from_xml_string("<mujoco><worldbody><body><freejoint/><geom size='.1'/></body></worldbody></mujoco>")
+    lone_ball = "<mujoco><worldbody><body><freejoint/><geom size='.1'/></body></worldbody></mujoco>"
+    other = mujoco.MjModel.from_xml_string(lone_ball)
     with pytest.raises(ValueError, match="data does not belong to this model"):
         proxy(model, "pole", tensor=True).inv_mass(mujoco.MjData(other))
     with pytest.raises(ValueError, match="data: the body's xmat is not a rotation"):
@@ -245,3 +246,16 @@ def test_axis_mass_of_the_proxy_s_mobility_is_what_the_tensor_answers_along_the_
     data = _posed(model, 6)
     along = tensor.answer([0.0, 0.0, 1.0], data)[2]
     assert 1 / along == pytest.approx(axis_mass(tensor.mobility0), rel=1e-12)
+
+
+def test_a_body_hinged_through_its_centre_of_mass_does_not_answer_a_force_there():
+    spinner = mujoco.MjModel.from_xml_string(
+        '<mujoco><worldbody><body name="wheel"><joint type="hinge" axis="0 0 1"/>'
+        '<geom type="cylinder" size=".1 .01" mass="0.3"/></body></worldbody></mujoco>'
+    )
+    data = mujoco.MjData(spinner)
+    mujoco.mj_forward(spinner, data)
+    for tensor in (False, True):
+        wheel = proxy(spinner, "wheel", tensor=tensor)
+        assert wheel.mass == math.inf
+        np.testing.assert_array_equal(wheel.answer(FORCE, data), np.zeros(3))
