@@ -1,15 +1,15 @@
 """Proxies of a MuJoCo body for solvers coupled to it, and the masses that size the exchange.
 
-- `coupling.mobility`: W = J M^-1 J^T of a body (`mobility`, `mobility0`, `mobility_many`).
+- `coupling.spatial_mobility`: W = J M^-1 J^T of a body (`mobility`, `mobility0`, `mobility_many`).
 - `coupling.masses`: `scalar_mass` (3 / trace W_tt), `axis_mass` (1 / lambda_max W_tt), `mobile_axis`.
-- `coupling.proxy`: `ScalarProxy`, `TensorProxy`, `proxy()` and its environment switches.
+- `coupling.proxies`: `ScalarProxy`, `TensorProxy`, `proxy()` and its environment switches.
 - `coupling.exchange`: `interface_bound`, `stiffness_cap`, `strong_pair`, `exchange_mass`.
 """
 
 from coupling.exchange import exchange_mass, interface_bound, stiffness_cap, strong_pair
 from coupling.masses import axis_mass, mobile_axis, scalar_mass, translation_block
-from coupling.mobility import forward_position, mobility, mobility0, mobility_many
-from coupling.proxy import (
+from coupling.spatial_mobility import forward_position, mobility, mobility0, mobility_many
+from coupling.proxies import (
     DEFAULT_KAPPA,
     KAPPA_ENV,
     TENSOR_ENV,

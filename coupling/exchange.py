@@ -19,7 +19,7 @@ import mujoco
 
 from coupling._inputs import positive_number
 from coupling.masses import axis_mass
-from coupling.mobility import mobility0
+from coupling.spatial_mobility import mobility0
 
 
 def interface_bound(mass: float, k_c: float) -> float:

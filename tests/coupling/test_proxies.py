@@ -1,4 +1,4 @@
-"""coupling.proxy: scalar and tensor proxies, their floor, turning, exact cases and environment switches."""
+"""coupling.proxies: scalar and tensor proxies, their floor, turning, exact cases and environment switches."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""coupling.mobility: W = J M^-1 J^T of a body, held to a dense reference and to MuJoCo's own answer."""
+"""coupling.spatial_mobility: W = J M^-1 J^T of a body, held to a dense reference and to MuJoCo's own answer."""
 
 from __future__ import annotations
 

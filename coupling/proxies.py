@@ -40,7 +40,7 @@ import numpy as np
 
 from coupling._inputs import force_vector, matching_data, moving_body
 from coupling.masses import scalar_mass, translation_block
-from coupling.mobility import forward_position, mobility
+from coupling.spatial_mobility import forward_position, mobility
 
 TENSOR_ENV = "COUPLING_PROXY_TENSOR"
 KAPPA_ENV = "COUPLING_PROXY_TENSOR_KAPPA"
