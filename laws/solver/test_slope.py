@@ -1,0 +1,63 @@
+"""A box on a slope: an under-converged solve is a different physics.
+
+A 5 cm, 0.1 kg box rests on a plane tilted 20 degrees, friction 0.5 on both: tan 20 = 0.36 < 0.5,
+so Coulomb friction holds it. In 5 s every converged solve lets it creep the same 8.99 mm (soft
+contact: the friction constraint yields a little, Lesson 9.3), whatever the solver: PGS with
+20 or 100 iterations, CG with 2, 5 or 100, Newton with 1 or 100. PGS cut to 2 or 5 iterations per
+step never reaches static friction and slides 465 mm and 156 mm. This suite measures the
+lesson's table to the micrometre on MuJoCo 3.14.0 (`pytest laws/solver/test_slope.py`).
+Source: Lesson 20.2, part 3.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from laws.solver.lesson import require_lesson_mujoco
+
+SOURCE = "Lesson 20.2, part 3"
+CONVERGED = [("PGS", 20), ("PGS", 100), ("CG", 2), ("CG", 5), ("CG", 100), ("Newton", 1), ("Newton", 100)]
+UNDER_CONVERGED = [("PGS", 2), ("PGS", 5)]
+
+
+@pytest.mark.law("slope-converged-creep", source=SOURCE)
+def test_converged_solves_creep_the_same_few_millimetres(law, slope_run) -> None:
+    """Every converged solve holds the box: it creeps a few mm in 5 s, the same for every solver."""
+    creeps = [slope_run(solver, iterations).creep_mm for solver, iterations in CONVERGED]
+    law.check("creep_mm", creeps, ge=1.0, le=20.0, unit="mm",
+              why="held, not slid: soft-contact creep of 8.99 mm measured; a slide covers >= 150 mm")
+    law.check("creep_spread_mm", max(creeps) - min(creeps), le=0.1, unit="mm",
+              why="the same physics whatever the solver: measured spread 0.006 mm (CG 2 at 8.995)")
+    reference = slope_run("Newton", 100)
+    law.check("newton_limit_share", reference.limit_share, le=0.0,
+              why="the reference is converged: Newton never hits its 100-iteration limit")
+
+
+@pytest.mark.law("slope-under-converged-slides", source=SOURCE)
+@pytest.mark.parametrize("solver,iterations", UNDER_CONVERGED)
+def test_pgs_cut_to_a_few_iterations_slides_far(law, slope_run, solver: str, iterations: int) -> None:
+    """PGS limited to 2 or 5 iterations a step lets the box slide far: static friction is never reached."""
+    run = slope_run(solver, iterations)
+    converged = slope_run("Newton", 100).creep_mm
+    law.check("creep_over_converged", run.creep_mm / converged, ge=5.0,
+              why="measured 52x (2 iterations) and 17x (5): a slide, not a creep")
+    law.check("limit_share", run.limit_share, ge=0.9,
+              why="the solve stops at its limit on (nearly) every step: measured 1.00")
+
+
+@pytest.mark.law("slope-creep-lesson", source=SOURCE)
+@pytest.mark.parametrize("solver,iterations", UNDER_CONVERGED + CONVERGED)
+def test_slope_distances_are_the_lessons(law, slope_run, solver: str, iterations: int,
+                                         lesson_20_2: dict[str, Any]) -> None:
+    """Reference: the distance slid in 5 s, as the lesson printed it (converged within 0.01 mm)."""
+    require_lesson_mujoco("slope distances")
+    table = {(row["solver"], row["iterations"]): row["creep_mm"] for row in lesson_20_2["slope"]["creep_mm"]}
+    measured = slope_run(solver, iterations).creep_mm
+    if (solver, iterations) in CONVERGED:
+        law.check("creep_mm", measured, near=table[solver, iterations], abs=0.01, unit="mm",
+                  why="Lesson 20.2, MuJoCo 3.14.0, printed to 1 um; 0.01 mm as the issue asks")
+    else:
+        law.check("slide_mm", measured, near=table[solver, iterations], rel=0.01, unit="mm",
+                  why="Lesson 20.2, MuJoCo 3.14.0; an under-converged slide amplifies roundoff, so 1 %")

@@ -1,0 +1,52 @@
+"""Static friction: a box on a slope holds where tan(angle) is clearly below mu, slides where above.
+
+Coulomb's law for a block on an incline: it stays when tan(angle) <= mu and otherwise slides
+with acceleration g (sin(angle) - mu cos(angle)). MuJoCo's soft contacts blur the boundary
+(creep below it, a start-up transient just above), so the law is checked away from it: held for
+tan(angle) <= 0.8 mu, sliding for tan(angle) >= 1.25 mu, over friction coefficients from 0.05 to
+1.2 and angles below 38.7 degrees (tan 0.8; a cube tips over beyond tan(angle) = 1). Half a
+second separates the two: a held box ends at under 2 % of its frictionless speed (measured
+at most 0.26 %), a sliding one within 10 % of Coulomb's speed (measured 0.98 to 1.035).
+Default solver (Newton, converged). Source: beyond Lesson 20.2, part 3 (Coulomb's law).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+SOURCE = "Coulomb friction on an incline; Lesson 20.2, part 3 (beyond)"
+HORIZON = 0.5  # s
+HOLD_BELOW, SLIDE_ABOVE = 0.8, 1.25  # tan(angle) / mu, clear of the boundary at 1
+TIP_TAN = 0.8  # keep the cube far from tipping (tan(angle) = 1)
+EXAMPLES = settings(max_examples=25, deadline=None, derandomize=True, database=None)
+
+
+def _angle(ratio: float, mu: float) -> float:
+    return math.degrees(math.atan(ratio * mu))
+
+
+@pytest.mark.law("static-friction-holds", source=SOURCE)
+@EXAMPLES
+@given(mu=st.floats(0.05, 1.2), ratio=st.floats(0.1, HOLD_BELOW))
+def test_box_holds_where_tan_angle_is_clearly_below_mu(law, slope_run, mu: float, ratio: float) -> None:
+    """tan(angle) <= 0.8 mu: the box stays; after 0.5 s it moves at a tiny share of its frictionless speed."""
+    assume(ratio * mu <= TIP_TAN)
+    run = slope_run(angle=_angle(ratio, mu), mu=mu, seconds=HORIZON)
+    law.check("speed_over_frictionless", run.speed / run.free_speed, le=0.02,
+              why="held: soft-contact creep only, measured <= 0.0026; a slide at 1.25 mu is >= 0.2")
+
+
+@pytest.mark.law("static-friction-slides", source=SOURCE)
+@EXAMPLES
+@given(mu=st.floats(0.05, TIP_TAN / SLIDE_ABOVE), ratio=st.floats(SLIDE_ABOVE, 3.0))
+def test_box_slides_at_coulombs_rate_where_tan_angle_is_clearly_above_mu(law, slope_run, mu: float,
+                                                                         ratio: float) -> None:
+    """tan(angle) >= 1.25 mu: the box slides, at the speed g (sin - mu cos) t within 10 %."""
+    assume(ratio * mu <= TIP_TAN)
+    run = slope_run(angle=_angle(ratio, mu), mu=mu, seconds=HORIZON)
+    law.check("speed_over_coulomb", run.speed / run.coulomb_speed, ge=0.9, le=1.1,
+              why="Coulomb's kinetic friction; measured 0.98 to 1.035: start-up transient and soft contact, 10 % allowed")
