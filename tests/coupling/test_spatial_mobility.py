@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from coupling import forward_position, mobility, mobility0, mobility_many
+from coupling.spatial_mobility import _CHUNK_BYTES
 from tests.coupling.bodies import MOVING, com_answer, dense_mobility, random_chain, random_pose, zoo
 
 
@@ -61,21 +62,30 @@ def test_mobility_many_stacks_mobility_in_the_order_given(posed_zoo):
         np.testing.assert_array_equal(W, mobility(model, data, body))
 
 
-def test_mobility_many_over_chunks_equals_one_by_one():
-    # 300 free boxes: nv = 1800, so the 1 MiB chunks hold 12 bodies and the call spans 25 chunks.
+def test_mobility_many_packed_and_chunked_equals_one_by_one():
+    # 30 free boxes share one packed row block; a 120-link hinge chain (one tree) needs 120 blocks,
+    # more than one 512 KiB chunk holds at this nv, so the call spans several mj_solveM2 chunks.
+    links = "".join(
+        f'<body pos="0 0 .05"><joint type="hinge" axis="{i % 2} {1 - i % 2} 0"/>'
+        f'<geom type="capsule" fromto="0 0 0 0 0 .05" size=".01"/>'
+        for i in range(120)
+    ) + "</body>" * 120
     boxes = "".join(
-        f'<body pos="{i % 20} {i // 20} 1" euler="{i} {2 * i} 0"><freejoint/>'
+        f'<body pos="{i} 1 1" euler="{i} {2 * i} 0"><freejoint/>'
         f'<geom type="box" size=".1 .05 .02" pos=".01 0 .02" mass="{0.1 + i / 100}"/></body>'
-        for i in range(300)
+        for i in range(30)
     )
-    model = mujoco.MjModel.from_xml_string(f"<mujoco><worldbody>{boxes}</worldbody></mujoco>")
+    model = mujoco.MjModel.from_xml_string(f"<mujoco><worldbody>{links}{boxes}</worldbody></mujoco>")
+    assert _CHUNK_BYTES // (6 * model.nv * 8) < 120
     data = mujoco.MjData(model)
-    mujoco.mj_forward(model, data)
-    many = mobility_many(model, data, range(1, model.nbody))
-    for body in (1, 13, 150, 300):
-        np.testing.assert_array_equal(many[body - 1], mobility(model, data, body))
-        reference = dense_mobility(model, data, body)
-        np.testing.assert_allclose(many[body - 1], reference, rtol=1e-10, atol=1e-13 * np.abs(reference).max())
+    random_pose(model, data, seed=9)
+    bodies = np.random.default_rng(9).permutation(np.arange(1, model.nbody))
+    many = mobility_many(model, data, bodies)
+    for W, body in zip(many, bodies):
+        np.testing.assert_array_equal(W, mobility(model, data, body))
+    for row in (0, 7, 60, 149):
+        reference = dense_mobility(model, data, bodies[row])
+        np.testing.assert_allclose(many[row], reference, rtol=1e-9, atol=1e-12 * np.abs(reference).max())
 
 
 def test_mobility_many_of_no_bodies_is_empty(posed_zoo):
