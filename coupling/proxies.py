@@ -183,7 +183,7 @@ class ScalarProxy:
 
     @property
     def pose(self) -> str:
-        """ "qpos0" (W built there) or "current" (W rebuilt from the data given)."""
+        """Where W comes from: "qpos0" (built there once) or "current" (rebuilt from the data given)."""
         return self._build.pose
 
     @property
@@ -214,26 +214,40 @@ class ScalarProxy:
 
 
 class TensorProxy:
-    """A body's proxy with a 3 x 3 inverse mass: W_tt kept in the body frame, turned with the body, floored."""
+    """A body's proxy with a 3 x 3 inverse mass: W_tt kept in the body frame, turned with the body, floored.
+
+    `isotropic0` says whether W_tt at qpos0 is isotropic, in which case this proxy answers through
+    its scalar twin (bit for bit the ScalarProxy of the same pose). `kappa` is the floor's ratio.
+    """
 
     tensor = True
 
     def __init__(
         self, model: mujoco.MjModel, body: int | str, *, kappa: float = DEFAULT_KAPPA, pose: str = "qpos0"
     ) -> None:
-        self.kappa = check_kappa(kappa)
+        self._kappa = check_kappa(kappa)
         build = _build(model, body, pose)
         self._build = build
         self._scalar = ScalarProxy._of(build)  # the path taken whenever W_tt is isotropic
         inv_mass0 = translation_block(build.mobility0)
-        self.isotropic0 = is_isotropic(inv_mass0)
+        self._isotropic0 = is_isotropic(inv_mass0)
         rotation0 = build.rotation0
-        self._inv_mass_body = rotation0.T @ floor_eigenvalues(inv_mass0, self.kappa) @ rotation0
+        self._inv_mass_body = rotation0.T @ floor_eigenvalues(inv_mass0, self._kappa) @ rotation0
 
     body = ScalarProxy.body
     name = ScalarProxy.name
     pose = ScalarProxy.pose
     mobility0 = ScalarProxy.mobility0
+
+    @property
+    def kappa(self) -> float:
+        """The floor's ratio: each eigenvalue is kept at lambda_max / kappa or more (math.inf: no floor)."""
+        return self._kappa
+
+    @property
+    def isotropic0(self) -> bool:
+        """Whether W_tt at qpos0 is isotropic (to 1e-12 of trace / 3): then the scalar path answers."""
+        return self._isotropic0
 
     @property
     def mass(self) -> float:
@@ -253,19 +267,19 @@ class TensorProxy:
         build = self._build
         data = matching_data(build.model, data)
         if self._turned():
-            if self.isotropic0:
+            if self._isotropic0:
                 return self._scalar.inv_mass(data)
             rotation = _body_rotation(data, build.body)
             return rotation @ self._inv_mass_body @ rotation.T
         current = translation_block(mobility(build.model, data, build.body))
         if is_isotropic(current):
             return np.eye(3) * (1.0 / scalar_mass(current))  # the pose="current" ScalarProxy's own sum
-        return floor_eigenvalues(current, self.kappa)
+        return floor_eigenvalues(current, self._kappa)
 
     def answer(self, force: np.ndarray, data: mujoco.MjData) -> np.ndarray:
         """The proxy's acceleration (m/s^2, world frame) under `force` (N, world frame) at its centre of mass."""
         force = force_vector(force)
-        if self._turned() and self.isotropic0:
+        if self._turned() and self._isotropic0:
             return self._scalar.answer(force, data)
         return self.inv_mass(data) @ force
 
