@@ -1,7 +1,9 @@
 """The final outcome of a law test from its setup, call and teardown reports.
 
 One of passed, failed, error, skipped, xfailed, xpassed. A known gap whose test passed (a strict
-XPASS, which pytest reports as failed) is "xpassed": the gap closed.
+XPASS, which pytest reports as failed) is "xpassed": the gap closed. A call phase that raised
+something other than an assertion (a LawViolation, an `assert`, `pytest.fail`) is "error": a crash
+or a misused check is a broken test, not a law that failed.
 """
 
 from __future__ import annotations
@@ -11,7 +13,13 @@ import pytest
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 
 
-def phase_outcome(report: pytest.TestReport, *, gap_closed: bool = False) -> str:
+def crashed(excinfo: pytest.ExceptionInfo | None) -> bool:
+    """Whether a phase raised something other than a failed assertion."""
+    return excinfo is not None and not excinfo.errisinstance((AssertionError, pytest.fail.Exception,
+                                                              pytest.skip.Exception, pytest.xfail.Exception))
+
+
+def phase_outcome(report: pytest.TestReport, *, gap_closed: bool = False, crash: bool = False) -> str:
     """The outcome one phase's report says, in the terms of OUTCOMES (error for setup/teardown)."""
     xfail = hasattr(report, "wasxfail")
     if report.when != "call":
@@ -21,7 +29,7 @@ def phase_outcome(report: pytest.TestReport, *, gap_closed: bool = False) -> str
             return "xfailed" if xfail else "skipped"
         return "passed"
     if report.failed:
-        return "xpassed" if gap_closed else "failed"
+        return "xpassed" if gap_closed else ("error" if crash else "failed")
     if report.skipped:
         return "xfailed" if xfail else "skipped"
     return "xpassed" if xfail else "passed"

@@ -17,7 +17,7 @@ import pytest
 from pytest_physlaw import gaps, marks, options, outputs
 from pytest_physlaw.check import LawChecks, LawViolation
 from pytest_physlaw.fixture import Law
-from pytest_physlaw.outcome import final_outcome, phase_outcome
+from pytest_physlaw.outcome import crashed, final_outcome, phase_outcome
 from pytest_physlaw.record import LawRecord
 from pytest_physlaw.scope import collect_args, whole_run
 from pytest_physlaw.session import law_session
@@ -201,7 +201,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Gener
     if call.when == "call" and call.excinfo is not None and call.excinfo.type is LawViolation:
         _drop_hidden_frames_note(rep)
     phases = item.stash.setdefault(_PHASES, {})
-    phases[call.when] = phase_outcome(rep, gap_closed=closed)
+    phases[call.when] = phase_outcome(rep, gap_closed=closed, crash=crashed(call.excinfo))
     if call.when == "teardown":
         record = _record(item, info, gap, outcome=final_outcome(phases))
         checks = item.stash.get(_CHECKS, None)

@@ -80,7 +80,7 @@ def test_every_kind_of_check_can_fail_in_a_run(pytester):
     assert "nan (not finite)" in out and "inf (not finite)" in out
 
 
-def test_misuse_makes_the_test_error_naming_the_quantity_not_fail_as_a_law(pytester):
+def test_misuse_makes_the_test_error_naming_the_quantity_not_fail_as_a_law(pytester, law_state):
     make(pytester, """
         import pytest
 
@@ -100,6 +100,7 @@ def test_misuse_makes_the_test_error_naming_the_quantity_not_fail_as_a_law(pytes
     for text in ("no bound given", "near cannot be combined", "empty band", "must be finite and >= 0",
                  "is not a real number", "value is None", "near needs a tolerance"):
         assert text in out
+    assert {r.outcome for r in law_state(result).records.values()} == {"error"}
 
 
 def test_a_test_that_requests_law_is_a_law_and_minus_m_law_selects_it(pytester):
