@@ -52,7 +52,11 @@ def _flat(quantity: str, value: Any) -> list[float]:
     """
     __tracebackhide__ = True
     if hasattr(value, "dtype") and hasattr(value, "ravel"):
-        if value.dtype.kind not in "iuf":
+        kind = getattr(value.dtype, "kind", None)
+        if kind is None:
+            raise TypeError(f"law check {quantity!r}: an array of dtype {value.dtype} is not a numpy array; "
+                            f"pass a numpy array or floats")
+        if kind not in "iuf":
             raise TypeError(f"law check {quantity!r}: value of dtype {value.dtype} is not real")
         return [float(v) for v in value.ravel().tolist()]
     if isinstance(value, (list, tuple)):

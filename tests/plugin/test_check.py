@@ -180,6 +180,19 @@ def test_a_non_numeric_or_empty_value_raises_naming_the_quantity(value):
         LawChecks().check("axis_mass", value, le=1.0)
 
 
+class ForeignArray:
+    """An array of another library: a dtype without numpy's `kind`, and a ravel."""
+    dtype = "float32"
+
+    def ravel(self):
+        return self
+
+
+def test_an_array_without_a_numpy_dtype_is_refused_naming_the_quantity():
+    with pytest.raises(TypeError, match="'axis_mass': an array of dtype float32 is not a numpy array"):
+        LawChecks().check("axis_mass", ForeignArray(), le=1.0)
+
+
 @pytest.mark.parametrize("quantity", ["", "  ", None, 3])
 def test_the_quantity_must_be_a_name(quantity):
     with pytest.raises(TypeError, match="quantity must be a non-empty string"):
