@@ -26,7 +26,7 @@ from fixtures.coupling_fixtures import BodyScene
 from fixtures.coupling_scenes import Chain, chain_model, chains, forces, free_bodies, pose_chain
 
 SOURCE = "seed 004 (proxy-isotropic-mass), Planned fix; coupling/ API"
-EXAMPLES = 40  # per law; the physlaw-ci profile derandomises them (about 0.2 s per law)
+EXAMPLES = 60  # per law; the physlaw-ci profile derandomises them (about 0.4 s per law on 2 cores)
 LOCKED_FLOOR = 1e-6  # 1/kg: lambda_max of a tip whose COM cannot translate (a ball or hinge through it) is 0
 
 

@@ -70,10 +70,13 @@ def test_current_pose_tensor_answers_like_the_turned_pole(law, cart_pole_scene, 
 
 
 @pytest.mark.known_gap(HOST_GAP)
-@pytest.mark.law("cart-pole-qpos0-tensor-turned", source=SOURCE)
+@pytest.mark.law("cart-pole-default-pose-tensor-turned", source=SOURCE)
 @pytest.mark.parametrize("kappa", [100.0, 10.0])
-def test_qpos0_tensor_answers_like_the_turned_pole(law, cart_pole_scene, kappa: float) -> None:
-    """Turned 90 degrees, the qpos0 tensor should answer the push as the pole does (it is 17x or 1.7x too heavy)."""
+def test_default_pose_tensor_answers_like_the_turned_pole(law, cart_pole_scene, kappa: float) -> None:
+    """Turned 90 degrees, the tensor of the default pose (qpos0) should answer the push as the pole does.
+
+    It is 17x (kappa 100) or 1.7x (kappa 10) too heavy: its mobile axis turned with the pole.
+    """
     proxy, body = _answers(cart_pole_scene, 90, tensor=True, kappa=kappa)
     law.check("proxy_answer", proxy, near=body, rel=TOLERANCE, unit="1/kg",
               why="the platen law's 10 %; turned with the pole, the qpos0 axis no longer lies along the slide")
