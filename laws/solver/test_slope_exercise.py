@@ -10,6 +10,7 @@ elliptic); the elliptic cone creeps about half as far as the pyramidal (0.547); 
 2 iterations, PGS needs more than CG everywhere. Measured with MuJoCo 3.14.0 and pinned (the
 lesson gives no answer): creep 8.991 / 4.920 / 0.899 / 0.533 mm (pyramidal / elliptic /
 impratio 10 / both); PGS holds from 12 / 5 / 30 / 5 iterations, CG from 2 / 1 / 2 / 1.
+MuJoCo 4.0.0 measures the same (`pytest laws/solver/test_slope_exercise.py`).
 Source: Lesson 20.2, exercise; pinned figures in laws/solver/slope_exercise_3_14_0.json.
 """
 

@@ -7,7 +7,8 @@ tan(angle) <= 0.8 mu, sliding for tan(angle) >= 1.25 mu, over friction coefficie
 1.2 and angles below 38.7 degrees (tan 0.8; a cube tips over beyond tan(angle) = 1). Half a
 second separates the two: a held box ends at under 2 % of its frictionless speed (measured
 at most 0.26 %), a sliding one within 10 % of Coulomb's speed (measured 0.98 to 1.035).
-Default solver (Newton, converged). Source: beyond Lesson 20.2, part 3 (Coulomb's law).
+Default solver (Newton, converged); `pytest laws/solver/test_static_friction.py`.
+Source: beyond Lesson 20.2, part 3 (Coulomb's law).
 """
 
 from __future__ import annotations
