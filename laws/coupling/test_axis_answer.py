@@ -4,7 +4,7 @@ Laws (seed 004, Opt-in fix, law of the 0.515 kg platen): a 1 N force at the cent
 the axis the platen moves on (vertical, on one slider or on a hinge 5 cm from its centre of mass)
 moves the body 1.941 or 1.712 m/s^2 (MuJoCo's own answer); the tensor proxy answers within 10 %
 of it; across the axis, where the body cannot move, the tensor moves at most 10 % of its
-along-axis answer (its floor lambda_max / kappa gives 1 %). On three slides (the exact twin)
+along-axis answer; it moves exactly its floor, lambda_max / kappa = 1 % of it. On three slides (the exact twin)
 both proxies answer exactly like the body.
 Known gap (strict xfail, docs/known_gaps/proxy-isotropic-mass.md): the default proxy is the scalar
 one, which answers 1/3 of the body along the axis (0.647 against 1.941, 0.571 against 1.712 per kg)
@@ -87,6 +87,9 @@ def test_tensor_proxy_holds_across_the_axis(law, platen_scene, platen_joint: str
               why="the slider and the hinge lock x and y at qpos0: MuJoCo's answer there is rounding (~1e-17)")
     law.check("proxy_across_over_along", proxy / along, near=0.0, abs=TOLERANCE,
               why="10 % of the along-axis answer; the floor lambda_max / kappa gives 0.01 at kappa 100")
+    law.check("floor_over_along", proxy / along, near=1.0 / coupling.DEFAULT_KAPPA, rel=1e-9,
+              why="the floor that keeps the tensor invertible: locked directions give way 1/kappa as much "
+                  "as the free one (1 % at the default kappa 100, seed: Locked directions keep a floor)")
 
 
 @pytest.mark.known_gap(GAP)

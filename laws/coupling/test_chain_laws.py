@@ -6,7 +6,8 @@ free kinds, random masses, inertias, offsets and poses; seed 004, Planned fix "W
   a force at the tip's centre of mass exactly as MuJoCo moves the tip, to 1e-9 of lambda_max |f|.
 - The isotropic fit 3 / trace(W_tt) lies between the axis mass 1 / lambda_max and three times it.
 - A lone free body's tensor proxy is its scalar proxy bit for bit, and both answer f / m.
-- With the switch off (COUPLING_PROXY_TENSOR=0) `proxy()` builds the scalar proxy, bit for bit.
+- With the switch off (COUPLING_PROXY_TENSOR=0) `proxy()` builds the scalar proxy, bit for bit;
+  switched on, the tensor proxy of the kappa in COUPLING_PROXY_TENSOR_KAPPA, bit for bit.
 - Every body MuJoCo does not compile as simple has 1 / body_invweight0 = the scalar proxy's mass.
 """
 
@@ -94,7 +95,11 @@ def test_free_body_tensor_proxy_is_its_scalar_proxy(law, chain: Chain, force: np
 @settings(max_examples=EXAMPLES)
 @given(chain=chains())
 def test_tensor_switch_off_builds_the_scalar_proxy(law, chain: Chain) -> None:
-    """With COUPLING_PROXY_TENSOR=0, proxy() is the scalar proxy: same kind, same mass, same inverse mass."""
+    """With COUPLING_PROXY_TENSOR=0, proxy() is the scalar proxy: same kind, same mass, same inverse mass.
+
+    Switched on, it is the tensor proxy that the explicit arguments build, so a side process configured
+    only by the environment builds the proxy the main one does.
+    """
     scene = _posed(chain)
     with mock.patch.dict(os.environ, {coupling.TENSOR_ENV: "0", coupling.KAPPA_ENV: "10"}):
         switched = coupling.proxy(scene.model, scene.body)
@@ -105,6 +110,11 @@ def test_tensor_switch_off_builds_the_scalar_proxy(law, chain: Chain) -> None:
               why="the same mass, bit for bit (inf for a tip whose COM cannot translate)")
     law.check("inv_mass_bits_differing", _bits_differ(switched.inv_mass(scene.data), scalar.inv_mass(scene.data)),
               le=0, why="the same inverse mass, bit for bit")
+    with mock.patch.dict(os.environ, {coupling.TENSOR_ENV: "1", coupling.KAPPA_ENV: "10"}):
+        switched_on = coupling.proxy(scene.model, scene.body)
+    tensor = coupling.proxy(scene.model, scene.body, tensor=True, kappa=10.0)
+    law.check("switched_on_bits_differing", _bits_differ(switched_on.inv_mass(scene.data), tensor.inv_mass(scene.data)),
+              le=0, why="switched on, the variables build the tensor proxy the arguments would (kappa 10), bit for bit")
 
 
 @pytest.mark.law("scalar-proxy-is-invweight0-chains", source="MuJoCo engine_setconst.c (mj_setConst, body_invweight0)")
