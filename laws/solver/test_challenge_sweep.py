@@ -12,7 +12,7 @@ iterations per step, the growth exponents and the crossover. About 25 s warm, 3 
 
 Measured, MuJoCo 3.14.0, this 2-core machine, two runs: CG/Newton time 1.6 and 1.5 at nv 300,
 0.95 and 1.01 at nv 600, 0.41 and 0.44 at nv 1200, 0.018 and 0.011 at nv 4800; crossover at nv
-558 and 604. A step's time grows like nv^3.1 to nv^3.3 for Newton and nv^1.3 to nv^1.4 for CG,
+558 and 604 (MuJoCo 4.0.0: 660). A step's time grows like nv^3.1 to nv^3.3 for Newton and nv^1.3 to nv^1.4 for CG,
 one iteration's like nv^2.6 to nv^2.8 and nv^1.2 to nv^1.3. That fits what one iteration does
 (inference from these timings): Newton factorises the Hessian of the cost, CG only multiplies
 by M^-1.

@@ -10,9 +10,12 @@ The law records check the iterations: a handful for Newton, tens for CG and PGS,
 3.14.0 only, the lesson's figures (this is where the 200-box heap is compared with the lesson:
 timing it this way takes about 50 s cold, too long for the law suite).
 
-Measured on this 2-core machine, MuJoCo 3.14.0, ms per step (iterations per step): tower PGS
-0.44 (40.2), CG 0.11 (21.1), Newton 0.04 (0.1); heap of 50 3.7 (98.8), 0.75 (66.4), 0.50 (3.9);
-heap of 200 22.4 (110.0), 6.9 (61.6), 17.3 (5.3).
+Measured on this shared 2-core machine, MuJoCo 3.14.0, median ms per step (iterations per step),
+`pytest --benchmark-only laws/solver/test_cost_benchmarks.py`: tower PGS 0.41 (40.2), CG 0.10
+(21.1), Newton 0.034 (0.1); heap of 50 2.46 (98.8), 0.65 (66.4), 0.47 (3.9); heap of 200 20.9
+(110.0), 7.0 (61.6), 15.8 (5.3). nefc after the last step with Newton: 160, 1176, 4300, the
+lesson's sizes. MuJoCo 4.0.0 iterates differently with PGS and CG (tower 30.6, 16.8; heap of 50
+116.7, 68.3; heap of 200 125.2, 60.9) and the same with Newton. About 30 s warm, 60 s cold.
 """
 
 from __future__ import annotations
