@@ -4,7 +4,7 @@ so CG overtakes Newton, between the 50-box heap (nv 300, Newton faster) and the 
 plain or `-m law` run); with `--solver-plots DIR` it draws DIR/cost_vs_nv.png.
 
 Heaps of 50 to 800 boxes are each settled once by CG and cached (`fixtures.cost_sweep`: settling
-800 boxes with Newton would take some 20 minutes here), then all solvers step on from that state,
+800 boxes with Newton would take half an hour here), then all solvers step on from that state,
 interleaved rounds after an untimed one (rounds and steps per round sized to each heap). The
 benchmark's own time is the whole sweep; its `extra_info` holds every size's nv, ms and
 iterations per step, the growth exponents and the crossover. About 25 s warm, 3 min cold
