@@ -8,14 +8,16 @@ rows have no MJWarp counterpart. Its two primal solvers hold the box even when c
 (Newton) or two (CG) iterations, and agree with MuJoCo C run with the same options.
 
 Horizon: 5 s on CUDA; 1 s on the CPU, where Warp launches every kernel from Python (~6 ms a step).
-Measured on the CPU with MuJoCo 3.14.0 and mujoco-warp 3.14.0, MJWarp against C, distance slid
-(`.venv/bin/python -m pytest laws/warp/test_warp_slope.py -s` prints nothing more; the figures
-come from the law report, `.physlaw/report.json`):
+Measured on the CPU with MuJoCo 3.14.0 and mujoco-warp 3.14.0, distance slid, MJWarp / C:
 
     1 s: Newton 100 it. 1.7887 / 1.7885 mm, Newton 1 it. 1.7874 / 1.7874, CG 100 it. 1.7882 / 1.7885,
-         CG 2 it. 1.7873 / 1.7932 (capped in 18 of 500 steps on MJWarp)
+         CG 2 it. 1.7873 / 1.7932 (MJWarp capped in 18 of 500 steps)
     5 s: Newton 100 it. 8.9880 / 8.9905 mm, CG 100 it. 8.9876 / 8.9905, CG 2 it. 8.9866 / 8.9952
 
+(`pytest laws/warp/test_warp_slope.py --law-report=r.json` has the 1 s differences and ratios; one
+5 s figure: `python -c "from fixtures import warp_route as w; from fixtures.solver_scenes import
+slope; m = slope(solver='CG', iterations=2); print(w.simulate(w.put_scene(m), 2500).displacement_mm(1))"`
+and `fixtures.slope_runs.run_slope(20, 0.5, 5.0, solver='CG', iterations=2).creep_mm` for C.)
 The issue's author measured Newton 8.988 / 8.991 mm (as here) and CG at 2 iterations 9.134 / 9.211
 mm; this scene gives 8.987 / 8.995 mm for CG at 2, C's figure being the lesson's (8.995 mm).
 """

@@ -8,8 +8,9 @@ tolerance (put_model raises C's 1e-8 to 1e-6 for float32) for CG. Over the next 
 one iteration per step, with or without warmstart, and warmstart cuts CG's iterations per step.
 
 MJWarp starts a warmstarted solve from the previous step's qacc unconditionally (C starts from the
-better of qacc_warmstart and qacc_smooth) and tests convergence only after an iteration, so its
-Newton never reports the 0 iterations C's does on most warmstarted steps.
+better of qacc_warmstart and qacc_smooth). Its Newton tests convergence only after an iteration, so
+it never reports the 0 iterations C's does on most warmstarted steps; mujoco-warp 4.0.0's CG tests
+before iterating and, warmstarted on the settled tower, takes 0 iterations a step (3.14.0: 9.1).
 
 Measured on the CPU (MuJoCo 3.14.0, mujoco-warp 3.14.0; `-m law` on this file, law report):
 missing share Newton 1.2e-6 (1 iteration), CG 4.2e-5 (13 iterations); iterations per step over
@@ -84,8 +85,9 @@ def test_warp_newton_takes_one_iteration_per_step(law, warp_route, settled_tower
     law.check("cold_minus_c", float(cold.niter_mean[0]) - c_cold,
               near=0.0, abs=0.05, unit="iterations",
               why="one Newton step solves the quadratic exactly in both: measured 1.00 against 1.00")
-    law.check("warm_iterations", float(warm.niter_mean[0]), ge=1.0, le=1.1, unit="iterations",
-              why="MJWarp counts the iteration that finds the warmstart optimal: measured 1.00, max 2 (C: 0.10)")
+    law.check("warm_minus_cold", float(warm.niter_mean[0] - cold.niter_mean[0]), le=0.1, unit="iterations",
+              why="warmstart never costs Newton iterations; MJWarp counts the iteration that finds the "
+                  "warmstart optimal, so warm is 1.01 (max 2) where C's is 0.10")
     law.check("steps_at_cap", int(warm.capped_steps[0] + cold.capped_steps[0]), le=0, unit="steps",
               why="no iteration-limit warning printed in either run")
 
