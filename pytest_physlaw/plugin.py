@@ -37,6 +37,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     options.register(parser)
 
 
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from pytest_physlaw import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", marks.LAW_MARKER)
@@ -265,6 +271,7 @@ def _collection_json(state: Any) -> dict[str, Any]:
         "collect_args": list(state.collect_args),
         "gap_pages": {k: list(v) for k, v in sorted(state.gap_pages.items())},
         "problems": list(state.problems),
+        "environment": dict(state.environment),
     }
 
 
@@ -279,6 +286,8 @@ def _merge_collection(state: Any, data: dict[str, Any]) -> None:
         have = state.gap_pages.setdefault(page, [])
         have.extend(i for i in ids if i not in have)
     state.problems.extend(p for p in data["problems"] if p not in state.problems)
+    for key, value in data.get("environment", {}).items():
+        state.environment.setdefault(key, value)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -289,6 +298,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """A worker ships its collection to the controller; elsewhere session problems fail the run."""
     config = session.config
     state = law_session(config)
+    for extra in config.hook.pytest_physlaw_environment(config=config):
+        for key, value in (extra or {}).items():
+            state.environment.setdefault(key, value)
     workeroutput = getattr(config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[WORKER_KEY] = _collection_json(state)

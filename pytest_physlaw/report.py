@@ -65,7 +65,7 @@ def build_report(run: LawSession, versions: list[str] | tuple[str, ...] = tuple(
     """The run's report as JSON-ready data."""
     return {
         "schema_version": SCHEMA_VERSION,
-        "environment": environment(versions),
+        "environment": {**run.environment, **environment(versions)},
         "laws": [r.to_json() for r in run.sorted_records()],
         "gaps": gaps(run),
     }

@@ -8,6 +8,7 @@ records reach it through their reports.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,7 @@ class LawSession:
                   their tests); each one a message naming the thing at fault.
     regressions:  the baseline gate's findings that fail the session.
     notes:        the gate's informational findings (closed gaps, margins grown within drift).
+    environment:  extra report environment from `pytest_physlaw_environment` (all processes).
     """
 
     records: dict[str, LawRecord] = field(default_factory=dict)
@@ -37,6 +39,7 @@ class LawSession:
     problems: list[str] = field(default_factory=list)
     regressions: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    environment: dict[str, Any] = field(default_factory=dict)
 
     def sorted_records(self) -> list[LawRecord]:
         return [self.records[k] for k in sorted(self.records)]

@@ -113,3 +113,24 @@ def test_the_gaps_show_in_the_terminal(law_files):
         "docs/known_gaps/g.md * test_laws.py::test_gap * open",
         "docs/known_gaps/h.md * test_laws.py::test_closed * closed",
     ])
+
+
+ENVIRONMENT_HOOK = '''
+    def pytest_physlaw_environment(config):
+        where = "worker" if hasattr(config, "workerinput") else "main"
+        return {"route_device": where, "python": "not this"}
+'''
+
+
+@pytest.mark.parametrize(("workers", "measured_in"), [([], "main"), (["-n", "2"], "worker")],
+                         ids=["serial", "xdist"])
+def test_suites_add_environment_entries_through_the_hook(pytester, workers, measured_in):
+    """A suite's `pytest_physlaw_environment` reaches the report (from xdist workers too), never
+    replacing one of the plugin's own keys."""
+    pytester.makeconftest(ENVIRONMENT_HOOK)
+    pytester.makepyfile(test_env="def test_one(law):\n    law.check('x', 1.0, le=2.0)\n")
+    result = pytester.runpytest_subprocess(*workers, "--law-report", "r.json")
+    result.assert_outcomes(passed=1)
+    env = json.loads((pytester.path / "r.json").read_text())["environment"]
+    assert env["route_device"] == measured_in
+    assert env["python"] != "not this"
