@@ -16,7 +16,7 @@ Exact cases, both bit for bit:
 - When the W_tt a tensor proxy would use is isotropic (to 1e-12 of its trace, e.g. a free body,
   W_tt = I / m, or a body on three orthogonal slides), the tensor proxy IS the scalar proxy of the
   same pose: it returns that proxy's own arrays.
-- A body whose W_tt cannot change with the pose (a chain of slides only; a lone free body) keeps its
+- A body whose W_tt cannot change with the pose (a tree of slides only; a lone free body) keeps its
   qpos0 W under `pose="current"` too, so its proxies of both poses agree.
 
 `mass` is the scalar 3 / trace(W_tt) at qpos0 for both kinds: the figure every gate, clock and seed
@@ -99,22 +99,18 @@ def floor_eigenvalues(inv_mass: np.ndarray, kappa: float) -> np.ndarray:
 
 
 def pose_invariant(model: mujoco.MjModel, body: int) -> bool:
-    """Whether W_tt of `body` is the same at every pose: slides only in its chain, or a lone free body."""
-    lone_free = (
-        model.body_jntnum[body] == 1
-        and model.jnt_type[model.body_jntadr[body]] == mujoco.mjtJoint.mjJNT_FREE
-        and model.body_parentid[body] == 0
-        and not np.any(model.body_parentid[1:] == body)
-    )
-    if lone_free:
+    """Whether W_tt of `body` is the same at every pose of its kinematic tree.
+
+    True when every dof of the body's tree is a slide (J and M then never change), or when the
+    tree is the body alone on a free joint (W_tt = I / m). Slides in the body's own chain are not
+    enough: a hinged descendant (a pole on a cart) changes the body's M^-1 with its angle.
+    """
+    tree = model.body_treeid[body]
+    dofs = slice(model.tree_dofadr[tree], model.tree_dofadr[tree] + model.tree_dofnum[tree])
+    kinds = model.jnt_type[model.dof_jntid[dofs]]
+    if np.all(kinds == mujoco.mjtJoint.mjJNT_SLIDE):
         return True
-    moving = model.body_weldid[body]  # the body itself or the ancestor it is welded to
-    dof = model.body_dofadr[moving] + model.body_dofnum[moving] - 1
-    while dof >= 0:
-        if model.jnt_type[model.dof_jntid[dof]] != mujoco.mjtJoint.mjJNT_SLIDE:
-            return False
-        dof = model.dof_parentid[dof]
-    return True
+    return bool(model.tree_bodynum[tree] == 1 and np.all(kinds == mujoco.mjtJoint.mjJNT_FREE))
 
 
 def _check_pose(pose: object) -> str:

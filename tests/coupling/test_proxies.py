@@ -148,6 +148,17 @@ def test_a_slide_only_body_keeps_its_qpos0_mobility_at_every_pose(model):
             np.testing.assert_array_equal(moved.inv_mass(data), still.inv_mass(data))
 
 
+def test_a_slide_body_carrying_a_hinged_body_reads_its_current_mobility(model):
+    # The cart moves on one slide, but its pole's angle changes the cart's M^-1: not pose-invariant.
+    data = _turn_pole(model, 90)
+    for tensor in (False, True):
+        current = proxy(model, "cart", tensor=tensor, kappa=math.inf, pose="current")
+        W_tt = mobility(model, data, "cart")[:3, :3]
+        expected = W_tt if tensor else np.eye(3) / scalar_mass(W_tt)
+        np.testing.assert_allclose(current.inv_mass(data), expected, rtol=1e-12, atol=1e-15)
+        assert current.inv_mass(data)[0, 0] != proxy(model, "cart", tensor=tensor, kappa=math.inf).inv_mass(data)[0, 0]
+
+
 def test_the_switch_off_gives_the_scalar_proxy_exactly(model, monkeypatch):
     data = _posed(model, 4)
     for value in ("0", "", " 0 "):
