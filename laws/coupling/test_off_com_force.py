@@ -6,7 +6,8 @@ acceleration) is W [f; r x f] with the full 6 x 6 W = J M^-1 J^T, to rounding.
 Known gap (strict xfail, docs/known_gaps/proxy-drops-rotation.md): a 3 x 3 proxy answers W_tt f
 only; it drops the translation-rotation block W_tr and the torque r x f. Pressed down on its far
 edge (8 cm from the hinge) the platen's COM moves 1.6x as fast as the tensor proxy says, pressed on
-its near edge (2 cm from the hinge) 0.4x.
+its near edge (2 cm from the hinge) 0.4x. Pushed along the lever on its top face, the COM moves
+down (the torque turns the platen about the hinge) while the proxy moves along the push at its floor.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def test_full_mobility_answers_a_force_off_the_com(law, platen_scene, platen_joi
 @pytest.mark.known_gap(GAP)
 @pytest.mark.law("tensor-proxy-answers-off-com-force", source=SOURCE)
 @pytest.mark.parametrize("platen_joint", ["hinge"])
-@pytest.mark.parametrize("case", ["far edge, down", "near edge, down"])
+@pytest.mark.parametrize("case", PUSHES)
 def test_tensor_proxy_answers_a_force_off_the_com(law, platen_scene, platen_joint: str, case: str) -> None:
     """The 3 x 3 tensor proxy's COM should answer f off the COM as the body's COM does (it ignores r x f)."""
     _, point, force = _push(platen_scene, case)
