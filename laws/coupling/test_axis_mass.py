@@ -4,7 +4,8 @@ Law (seed 004, Number): the scalar proxy's mass 3 / trace(W_tt) exceeds the body
 axis it moves on by trace(W_tt) / (3 lambda_max): 3x on one axis. A 1.5 kg body on one slide gets
 4.5 kg; a 1.2 g hinge tip 5 cm out gets 3.61 g against 1.20 g along its path; a 0.56 kg gripper pad
 on a jaw slide under a 1 kg carriage gets 1.329 kg, against 0.56 kg along the jaw and 2.12 kg along
-the carriage. Each figure is MuJoCo's W of the scene in `fixtures/coupling_scenes.py`, checked
+the carriage. With two free axes the fit is 1.5 times the mass (the 0.515 kg platen on two slides).
+Each figure is MuJoCo's W of the scene in `fixtures/coupling_scenes.py`, checked
 against the seed's figure to half a unit of its last digit.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 import coupling
+from fixtures import coupling_scenes
 
 SOURCE = "seed 004 (proxy-isotropic-mass), Number"
 
@@ -58,3 +60,15 @@ def test_gripper_pad_is_light_along_the_jaw_heavy_along_the_carriage(law, grippe
     jaw = coupling.mobile_axis(W0)
     law.check("jaw_axis_alignment", abs(float(jaw @ data.xaxis[model.joint("jaw_left").id])), near=1.0, abs=1e-9,
               why="the most mobile axis is the jaw slide's (orthogonal slides: exact up to rounding)")
+
+
+@pytest.mark.law("two-axis-fit-is-one-and-a-half-times-mass", source=SOURCE)
+def test_two_slide_body_fit_is_one_and_a_half_times_its_mass(law) -> None:
+    """The 0.515 kg platen on two horizontal slides: axis mass 0.515 kg, isotropic fit 1.5 times it."""
+    model = coupling_scenes.platen("two_slides")
+    W0 = coupling.mobility0(model, "platen")
+    fit = coupling.proxy(model, "platen", tensor=False).mass
+    law.check("fit_over_axis_mass", fit / coupling.axis_mass(W0), near=1.5, rel=1e-12,
+              why="seed factor 1.5x with two free axes: 3 / (2 lambda) over 1 / lambda, exact up to rounding")
+    law.check("fit_over_body_mass", fit / model.body("platen").mass[0], near=1.5, rel=1e-12,
+              why="orthogonal slides at the COM carry the plain mass along each: W_tt = diag(1/m, 1/m, 0)")
