@@ -240,9 +240,7 @@ def violation_table(records: Iterable[CheckRecord]) -> str:
     records = list(records)
     rows = [("quantity", "value", "bound", "margin", "why")]
     for r in records:
-        value = f"{r.value:.6g}" + (f" {r.unit}" if r.unit else "")
-        if not math.isfinite(r.value):
-            value += " (not finite)"
+        value = r.value_text()
         if r.count > 1:
             value += f" (worst of {r.count})"
         rows.append((r.quantity, value, r.bound, f"{r.margin:.3g}", r.why or ""))

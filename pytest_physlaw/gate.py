@@ -191,9 +191,10 @@ def _compare_check(nodeid: str, old: CheckRecord, new: CheckRecord, result: Gate
         return
     shift = margin_shift(old, new)
     if shift > new.drift:
+        cause = f", its bound changed {old.bound} -> {new.bound}" if old.bound != new.bound else ""
         result.regressions.append(Finding(
             "drift", nodeid, f"margin {_num(old.margin)} -> {_num(new.margin)} (value {_value(old)} -> "
-            f"{_value(new)}) moved {_num(shift)}, more than its drift {new.drift:g}", q))
+            f"{_value(new)}{cause}) moved {_num(shift)}, more than its drift {new.drift:g}", q))
     elif new.margin - old.margin > max(GROWTH_NOTE_FRACTION * new.drift, 0.0) and shift > 0:
         result.notes.append(Finding(
             "grew", nodeid, f"margin grew {_num(old.margin)} -> {_num(new.margin)} within drift {new.drift:g}", q))
@@ -231,4 +232,4 @@ def _num(x: float) -> str:
 
 
 def _value(c: CheckRecord) -> str:
-    return f"{c.value:.6g}" + (f" {c.unit}" if c.unit else "")
+    return c.value_text()

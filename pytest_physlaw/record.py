@@ -47,6 +47,19 @@ class CheckRecord:
     drift: float | None = 0.25
     count: int = 1
 
+    def value_text(self) -> str:
+        """The value as reports show it: six significant digits (as the bound), the unit, and
+        "not finite" where it is. A failed `near` check also says how far off `near` it is, so that
+        a value that rounds to its target still shows why it failed (with --law-tol-scale 0 this
+        offset is the raw residual)."""
+        text = f"{self.value:.6g}" + (f" {self.unit}" if self.unit else "")
+        if not math.isfinite(self.value):
+            return text + " (not finite)"
+        near = self.bounds.get("near")
+        if near is not None and not self.passed:
+            text += f" (off by {self.value - near:+.3g})"
+        return text
+
     def to_json(self) -> dict[str, Any]:
         return {
             "quantity": self.quantity,

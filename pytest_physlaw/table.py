@@ -7,12 +7,12 @@ The rows are also what the Markdown table shows.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_physlaw.gate import GateResult
+from pytest_physlaw.record import LawRecord
 from pytest_physlaw.report import gaps
 from pytest_physlaw.session import LawSession
 
@@ -36,11 +36,6 @@ class Row:
         return (self.law, self.quantity, self.value, self.bound, self.margin, self.outcome)
 
 
-def format_value(value: float, unit: str | None) -> str:
-    text = f"{value:.4g}" + (f" {unit}" if unit else "")
-    return text if math.isfinite(value) else f"{text} (not finite)"
-
-
 def check_rows(run: LawSession, gate: GateResult | None = None) -> list[Row]:
     """One row per check of every law that ran, in nodeid order; a law without checks gets one row."""
     drifted = gate.drifted if gate else set()
@@ -49,7 +44,7 @@ def check_rows(run: LawSession, gate: GateResult | None = None) -> list[Row]:
         if not law.checks:
             rows.append(Row(law.nodeid, "-", "-", "-", "-", law.outcome, law.outcome in ("failed", "error")))
             continue
-        gap_held = law.known_gap is not None and law.outcome == "xfailed"
+        gap_held = _gap_held(law)
         all_passed = all(c.passed for c in law.checks)
         for c in law.checks:
             if c.passed:
@@ -65,9 +60,14 @@ def check_rows(run: LawSession, gate: GateResult | None = None) -> list[Row]:
             if flagged:
                 outcome += ", DRIFT"
             count = f" x{c.count}" if c.count > 1 else ""
-            rows.append(Row(law.nodeid, c.quantity + count, format_value(c.value, c.unit), c.bound,
+            rows.append(Row(law.nodeid, c.quantity + count, c.value_text(), c.bound,
                             f"{c.margin:.3g}", outcome, failing or flagged))
     return rows
+
+
+def _gap_held(law: LawRecord) -> bool:
+    """A known gap that is still open: its failed checks are what its page documents."""
+    return law.known_gap is not None and law.outcome == "xfailed"
 
 
 def plural(n: int, noun: str) -> str:
@@ -81,10 +81,12 @@ def _tally(counter: Counter) -> str:
 def counts(run: LawSession, gate: GateResult | None = None) -> str:
     """One line: laws by outcome, checks by verdict, gaps by status, the gate's tally."""
     laws = Counter(r.outcome for r in run.records.values())
-    checks = [c for r in run.records.values() for c in r.checks]
-    failed = sum(not c.passed for c in checks)
+    checks = [(c, _gap_held(r)) for r in run.records.values() for c in r.checks]
+    failed = sum(not c.passed and not held for c, held in checks)
+    in_gaps = sum(not c.passed and held for c, held in checks)
     parts = [plural(len(run.records), "law") + _tally(laws)]
-    parts.append(f"{plural(len(checks), 'check')} ({len(checks) - failed} passed, {failed} failed)")
+    gap_part = f", {in_gaps} failing as open gaps say" if in_gaps else ""
+    parts.append(f"{plural(len(checks), 'check')} ({len(checks) - failed - in_gaps} passed, {failed} failed{gap_part})")
     if run.gap_pages:
         status = Counter(g["status"] for g in gaps(run))
         parts.append(plural(len(run.gap_pages), "gap") + _tally(status))

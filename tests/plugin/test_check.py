@@ -115,6 +115,7 @@ def test_the_violation_is_one_table_of_every_failed_check():
     assert header.split() == ["quantity", "value", "bound", "margin", "why"]
     assert speed.split()[:5] == ["speed", "5", "m/s", "<=", "4"] and "the lesson's bound" in speed
     assert "1 ± 0.1" in ratio and "-4" in ratio and "fine" not in text
+    assert ratio.split()[1:4] == ["0.5", "(off", "by"] and "-0.5)" in ratio  # how far off near it is
     assert isinstance(info.value, AssertionError)
 
 
@@ -137,6 +138,7 @@ def test_the_tolerance_scale_multiplies_rel_and_abs_and_zero_shows_raw_residuals
     zero = LawChecks(tol_scale=0.0)
     assert not zero.check("q", 1.0 + 1e-12, near=1.0, rel=0.1, abs=1e-3)
     assert zero.records["q"].value == 1.0 + 1e-12 and zero.records["q"].margin == -math.inf
+    assert zero.records["q"].value_text() == "1 (off by +1e-12)"  # the residual, though 1 + 1e-12 prints as 1
     assert zero.check("exact", 1.0, near=1.0, rel=0.1)  # no residual, no failure
     assert zero.check("one-sided", 0.5, le=1.0)  # one-sided bounds have no tolerance to scale
 

@@ -151,6 +151,13 @@ def test_a_per_check_drift_is_used():
     assert kinds(result.regressions) == ["drift"]
 
 
+def test_a_drift_after_a_bound_was_edited_says_the_bound_changed():
+    result = compare(baseline_of(law("test_x", le_check(1.0, bound=10.0))),
+                     run_of(law("test_x", le_check(1.0, bound=2.0))))
+    assert kinds(result.regressions) == ["drift"] and kinds(result.notes) == ["bound-changed"]
+    assert "value 1 -> 1, its bound changed <= 10 -> <= 2" in str(result.regressions[0])
+
+
 def test_a_near_value_that_crossed_to_the_other_side_moved():
     # |1.05 - 1| = |0.95 - 1|: the same margin, a different physics.
     result = compare(baseline_of(law("test_y", near_check(1.05))), run_of(law("test_y", near_check(0.95))))
