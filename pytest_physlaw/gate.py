@@ -105,7 +105,11 @@ def parse_baseline(data: Any, where: str = "baseline") -> Baseline:
         try:
             record = LawRecord.from_json(entry)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise pytest.UsageError(f"{where}: law #{i} is malformed ({type(exc).__name__}: {exc})") from None
+            name = entry.get("nodeid") if isinstance(entry, dict) else None
+            which = f"law #{i}" + (f" ({name})" if isinstance(name, str) else "")
+            fault = f"lacks the key {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+            raise pytest.UsageError(f"{where}: {which} is malformed ({fault}); re-save the baseline "
+                                    "with --law-save-baseline") from None
         out[record.nodeid] = record
     versions = (data.get("environment") or {}).get("versions") or {}
     return Baseline(out, dict(versions) if isinstance(versions, dict) else {})

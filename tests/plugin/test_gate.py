@@ -216,7 +216,11 @@ def test_bad_baselines_are_usage_errors_naming_the_file(tmp_path):
     with pytest.raises(pytest.UsageError, match=rf"other\.json: schema version {SCHEMA_VERSION + 1}"):
         load_baseline(other)
     for data, message in (([], "no schema_version"), ({"schema_version": SCHEMA_VERSION, "laws": {}}, "not a list"),
-                          ({"schema_version": SCHEMA_VERSION, "laws": [{"path": "a"}]}, "law #0 is malformed")):
+                          ({"schema_version": SCHEMA_VERSION, "laws": [{"path": "a"}]},
+                           r"law #0 is malformed \(lacks the key 'nodeid'\)"),
+                          ({"schema_version": SCHEMA_VERSION, "laws": [{"nodeid": "t.py::t", "path": "t.py",
+                                                                          "checks": [{"quantity": "q"}]}]},
+                           r"law #0 \(t\.py::t\) is malformed \(lacks the key 'value'\)")):
         with pytest.raises(pytest.UsageError, match=message):
             parse_baseline(data, "b.json")
 
