@@ -17,7 +17,12 @@ Newton settled, 16 rounds of 1 step. Measured on this shared 2-core machine
     PGS / Newton     10.4 | 7.4     4.8  | 6.0     1.2-1.3 | 1.5
     CG / Newton      2.7  | 2.4     1.4  | 1.6     0.41 | 0.54
 
-The closest call is PGS against Newton on the 200-box heap (1.2 to 1.5 over several runs). The
+The closest calls are PGS against Newton on the 200-box heap and CG against Newton on the heap of
+50. With the other core busy (`python -c "while 1: pass" &`) and other jobs sharing the machine
+(load average 5), 28 runs of this module all passed, their lowest ratios 1.23 (PGS / Newton, heap of
+200; median 1.41) and 1.17 (CG / Newton, heap of 50; median 1.44). Load makes the slower solver's
+longer rounds likelier to be preempted, so it inflates the ratios the laws bound from below (tower
+PGS / Newton then reads 12 to 63): noise moves these laws away from failing, not towards it. The
 whole module takes about 2.3 s warm, 7 s cold (settling the heap of 50 with PGS and CG).
 """
 
@@ -90,7 +95,7 @@ def test_cg_is_faster_than_newton_on_the_200_box_heap(law, step_costs):
     each Newton iteration solves with the Hessian, whose cost grows faster with size."""
     costs = step_costs("heap200")
     law.check("newton_over_cg_time", cost_ratio(costs, "Newton", "CG"), gt=1.0, drift=None,
-              why=RATIO_WHY + "; measured about 2.4")
+              why=RATIO_WHY + "; measured 1.8 to 3.0 (3.14.0, loaded machine), 1.9 (4.0.0)")
 
 
 @pytest.mark.law("newton-few-iterations", source=SOURCE)
@@ -100,10 +105,10 @@ def test_newton_needs_a_handful_of_iterations_per_step(law, step_costs, scene):
     comes near the limit of 100."""
     newton = step_costs(scene)["Newton"]
     law.check("newton_iterations_per_step", newton.iterations_per_step, le=10.0,
-              why="measured 0.1, 3.9, 4.8 (tower, heaps of 50 and 200; 5.3 on the 200-box heap under "
+              why="measured 0.1, 3.9, 4.9 (tower, heaps of 50 and 200; 5.3 on the 200-box heap under "
                   "the lesson's protocol) on 3.14.0 and 4.0.0; twice the largest is still a handful")
     law.check("newton_max_iterations", max(newton.iterations), le=30,
-              why="measured at most 1, 8, 6 in one step (11 on the 200-box heap under the lesson's "
+              why="measured at most 1, 8, 7 in one step (11 on the 200-box heap under the lesson's "
                   "protocol; summed over up to 5 islands); 30 would be a solve losing its way")
 
 
@@ -118,7 +123,8 @@ def test_cg_and_pgs_need_many_more_iterations_than_newton(law, step_costs, scene
     law.check("newton_over_cg_iterations", costs["Newton"].iterations_per_step / cg, le=0.2,
               why="measured 0.005, 0.06, 0.09 on 3.14.0 and 4.0.0; a fifth would still be 'many more'")
     law.check("cg_over_pgs_iterations", cg / pgs, le=0.85,
-              why="measured 0.53, 0.67, 0.65 (3.14.0) and 0.55, 0.58, 0.61 (4.0.0)")
+              why="measured 0.53, 0.67, 0.60 (3.14.0) and 0.55, 0.58, 0.55 (4.0.0); above 0.85 CG would "
+                  "no longer need clearly fewer iterations than PGS")
 
 
 @pytest.mark.law("lesson-cost-iterations", source=SOURCE, rel=0.05, abs=1.0)
