@@ -27,6 +27,7 @@ import pytest
 pytest.importorskip("mujoco_warp")
 
 from fixtures.solver_convergence import REFERENCE_ITERATIONS, REFERENCE_TOLERANCE, cold_solve  # noqa: E402
+from fixtures.settled import step_iterations  # noqa: E402
 from fixtures.solver_scenes import tower  # noqa: E402
 from fixtures.warp_route import device_kind, warp_solvers  # noqa: E402
 
@@ -58,7 +59,7 @@ def c_mean_iterations(settled_tower, solver: str, warmstart: bool, steps: int = 
     counts = []
     for _ in range(steps):
         mujoco.mj_step(model, data)
-        counts.append(int(data.solver_niter[:max(int(data.nisland), 1)].sum()))
+        counts.append(step_iterations(data))
     return float(np.mean(counts))
 
 
