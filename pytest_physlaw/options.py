@@ -60,14 +60,19 @@ def register(parser: pytest.Parser) -> None:
                   type="linelist", default=list(DEFAULT_VERSIONS))
 
 
-def _tol_scale(text: str) -> float:
+def _non_negative(text: str, where: str) -> float:
+    """`text` as a finite float >= 0, or a UsageError that starts with `where` (the option or key)."""
     try:
         f = float(text)
     except ValueError:
-        raise pytest.UsageError(f"--law-tol-scale: {text!r} is not a number") from None
+        raise pytest.UsageError(f"{where} {text!r} is not a number") from None
     if not (math.isfinite(f) and f >= 0):
-        raise pytest.UsageError(f"--law-tol-scale: {text!r} must be a finite number >= 0")
+        raise pytest.UsageError(f"{where} {text!r} must be a finite number >= 0")
     return f
+
+
+def _tol_scale(text: str) -> float:
+    return _non_negative(text, "--law-tol-scale:")
 
 
 def _ini_float(config: pytest.Config, key: str, *, optional: bool) -> float | None:
@@ -76,13 +81,7 @@ def _ini_float(config: pytest.Config, key: str, *, optional: bool) -> float | No
         if optional:
             return None
         raise pytest.UsageError(f"ini {key}: empty, give a number")
-    try:
-        f = float(text)
-    except ValueError:
-        raise pytest.UsageError(f"ini {key} = {text!r} is not a number") from None
-    if not (math.isfinite(f) and f >= 0):
-        raise pytest.UsageError(f"ini {key} = {text!r} must be a finite number >= 0")
-    return f
+    return _non_negative(text, f"ini {key} =")
 
 
 def tol_scale(config: pytest.Config) -> float:
