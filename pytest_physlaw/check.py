@@ -16,10 +16,10 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from pytest_physlaw.record import CheckRecord
+from pytest_physlaw.record import DEFAULT_DRIFT, DEFAULT_DRIFT_FLOOR, CheckRecord
 
 _builtin_abs = abs
-_UNSET: Any = object()
+UNSET: Any = object()
 
 
 class LawViolation(AssertionError):
@@ -29,15 +29,22 @@ class LawViolation(AssertionError):
 
 
 def _real(quantity: str, name: str, x: Any) -> float:
-    """`x` as a float, or a TypeError naming the quantity and the argument."""
+    """`x` as a float, or a TypeError/ValueError naming the quantity and the argument."""
     __tracebackhide__ = True
     kind = getattr(getattr(x, "dtype", None), "kind", None)
     if isinstance(x, (bool, str, bytes, complex)) or (kind is not None and kind not in "iuf"):
         raise TypeError(f"law check {quantity!r}: {name}={x!r} is not a real number")
     try:
         return float(x)
+    except OverflowError:
+        raise ValueError(f"law check {quantity!r}: {name}={_short(x)} is too large for a float") from None
     except (TypeError, ValueError):
-        raise TypeError(f"law check {quantity!r}: {name}={x!r} is not a real number") from None
+        raise TypeError(f"law check {quantity!r}: {name}={_short(x)} is not a real number") from None
+
+
+def _short(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 60 else text[:40] + f"... ({len(text)} characters)"
 
 
 def _optional_real(quantity: str, name: str, x: Any) -> float | None:
@@ -45,20 +52,32 @@ def _optional_real(quantity: str, name: str, x: Any) -> float | None:
     return None if x is None else _real(quantity, name, x)
 
 
-def _flat(quantity: str, value: Any) -> list[float]:
-    """A scalar, a numpy scalar, a 0-d or n-d array, or a (nested) sequence, flattened to floats.
+def _is_array(value: Any) -> bool:
+    return hasattr(value, "dtype") and hasattr(value, "ravel")
 
-    numpy is not imported: arrays are recognised by their `dtype` and `ravel`.
-    """
+
+def _array(quantity: str, value: Any) -> Any:
+    """A numpy array of real values as a flat float64 array (numpy is imported only when one is given)."""
     __tracebackhide__ = True
-    if hasattr(value, "dtype") and hasattr(value, "ravel"):
-        kind = getattr(value.dtype, "kind", None)
-        if kind is None:
-            raise TypeError(f"law check {quantity!r}: an array of dtype {value.dtype} is not a numpy array; "
-                            f"pass a numpy array or floats")
-        if kind not in "iuf":
-            raise TypeError(f"law check {quantity!r}: value of dtype {value.dtype} is not real")
-        return [float(v) for v in value.ravel().tolist()]
+    kind = getattr(value.dtype, "kind", None)
+    if kind is None:
+        raise TypeError(f"law check {quantity!r}: an array of dtype {value.dtype} is not a numpy array; "
+                        f"pass a numpy array or floats")
+    if kind not in "iuf":
+        raise TypeError(f"law check {quantity!r}: value of dtype {value.dtype} is not real")
+    if hasattr(value, "mask") and type(value).__module__.startswith("numpy.ma"):
+        raise TypeError(f"law check {quantity!r}: a masked array is refused (which elements count would be "
+                        f"a guess); pass value.compressed() to check the unmasked elements")
+    import numpy as np
+
+    return np.asarray(value, dtype=np.float64).ravel()
+
+
+def _flat(quantity: str, value: Any) -> list[float]:
+    """A scalar, a numpy scalar, or a (nested) sequence of them, flattened to floats."""
+    __tracebackhide__ = True
+    if _is_array(value):
+        return [float(v) for v in _array(quantity, value).tolist()]
     if isinstance(value, (list, tuple)):
         out: list[float] = []
         for v in value:
@@ -147,6 +166,15 @@ class Bounds:
     def _scale(self, bound: float) -> float:
         return _builtin_abs(bound) if bound != 0 else (self.abs or 1.0)
 
+    def scale(self) -> float:
+        """The size of the figure this check speaks of: the tolerance of `near`, else the largest
+        bound's scale (a bound of 0 counts as `abs`, else 1). The gate's absolute drift floor is
+        a small share of this (ini physlaw_drift_floor, 1e-3): a value that far below what the law
+        states is zero to the law, and its moves are round-off."""
+        if self.near is not None:
+            return self.tol
+        return max(self._scale(b) for b in (self.le, self.lt, self.ge, self.gt) if b is not None)
+
     def margin(self, v: float) -> float:
         """Normalised headroom, >= 0 when passing; -inf for a non-finite value."""
         if not math.isfinite(v):
@@ -168,57 +196,115 @@ class Bounds:
         return ((self.le is None or v <= self.le) and (self.lt is None or v < self.lt)
                 and (self.ge is None or v >= self.ge) and (self.gt is None or v > self.gt))
 
+    def rank(self, v: float) -> tuple:
+        """The order of badness, smallest worst: failing first, then the smallest margin, then the
+        farthest from `near` (a tolerance of 0 gives every miss margin -inf), then NaN, then the
+        smallest value; so which value is the worst never depends on the values' order."""
+        nan = math.isnan(v)
+        far = math.inf if nan else (_builtin_abs(v - self.near) if self.near is not None else 0.0)
+        return (self.passes(v), self.margin(v), -far, not nan, 0.0 if nan else v)
+
+    def worst(self, values: list[float]) -> tuple[float, float, bool]:
+        """(value, margin, passed) of the worst value (see `rank`)."""
+        v = min(values, key=self.rank)
+        return v, self.margin(v), self.passes(v)
+
+    def worst_array(self, a: Any) -> tuple[float, float, bool]:
+        """`worst` of a float64 array in two passes: the passing values form an interval and the
+        margin falls monotonically away from it (and away from `near`), so the worst value is the
+        smallest or the largest; a NaN makes both NaN, and NaN is the worst of all."""
+        return self.worst([float(a.min()), float(a.max())])
+
 
 class LawChecks:
     """All checks made in one test: the worst record per quantity, in first-check order.
 
     `rel`/`abs` are the defaults of a `near` check that gives neither (law marker, then ini);
-    `drift` is the default drift of a check that gives none (ini physlaw_drift).
+    `drift` is the default relative drift of a check that gives none (ini physlaw_drift), and
+    `drift_floor` the share of the check's scale its absolute drift floor defaults to.
+    `example` is the Hypothesis example running now (set by the plugin), kept with a worst record.
     """
 
     def __init__(self, *, rel: float | None = None, abs: float | None = None, tol_scale: float = 1.0,
-                 drift: float | None = 0.25) -> None:
+                 drift: float | None = DEFAULT_DRIFT, drift_floor: float = DEFAULT_DRIFT_FLOOR) -> None:
         self.default_rel, self.default_abs = rel, abs
-        self.tol_scale, self.default_drift = tol_scale, drift
+        self.tol_scale, self.default_drift, self.drift_floor = tol_scale, drift, drift_floor
         self.records: dict[str, CheckRecord] = {}
         self.closed_reason: str | None = None
+        self.refusal: str | None = None  # while set (a fixture of a wider scope runs), checks are refused
+        self.example: str | None = None
 
     def check(self, quantity: str, value: Any, *, le: Any = None, lt: Any = None, ge: Any = None,
               gt: Any = None, near: Any = None, rel: Any = None, abs: Any = None, unit: str | None = None,
-              why: str | None = None, drift: Any = _UNSET) -> bool:
+              why: str | None = None, drift: Any = UNSET, drift_abs: Any = None,
+              where: str | None = None) -> bool:
         """Check `value` against its bounds, record it, and say whether it passed."""
         __tracebackhide__ = True
         if not isinstance(quantity, str) or not quantity.strip():
             raise TypeError(f"law check: quantity must be a non-empty string, got {quantity!r}")
         if self.closed_reason is not None:
             raise RuntimeError(f"law check {quantity!r}: {self.closed_reason}")
+        if self.refusal is not None:
+            raise RuntimeError(f"law check {quantity!r}: {self.refusal}")
         explicit_rel = rel is not None
         if rel is None and abs is None:
             rel, abs = (self.default_rel, self.default_abs) if near is not None else (None, self.default_abs)
         bounds = Bounds(quantity, le=le, lt=lt, ge=ge, gt=gt, near=near, rel=rel, abs=abs,
                         tol_scale=self.tol_scale, explicit_rel=explicit_rel)
         unit, why = _text(quantity, "unit", unit), _text(quantity, "why", why)
-        if drift is _UNSET:
+        drift, drift_abs = self._drift(quantity, drift, drift_abs, bounds)
+        if _is_array(value):
+            array = _array(quantity, value)
+            size = int(array.size)
+            if size:
+                worst, margin, passed = bounds.worst_array(array)
+        else:
+            values = _flat(quantity, value)
+            size = len(values)
+            if size:
+                worst, margin, passed = bounds.worst(values)
+        if not size:
+            raise ValueError(f"law check {quantity!r}: value is empty")
+        record = CheckRecord(quantity=quantity, value=worst, bound=bounds.text(), bounds=bounds.as_dict(),
+                             margin=margin, passed=passed, unit=unit, why=why, drift=drift, drift_abs=drift_abs,
+                             size=size, example=self.example, where=where)
+        self.records[quantity] = self._merge(self.records.get(quantity), record, bounds)
+        return passed
+
+    def _drift(self, quantity: str, drift: Any, drift_abs: Any, bounds: Bounds) -> tuple[float | None, float]:
+        """The relative drift and its absolute floor (default: drift_floor times the check's scale)."""
+        __tracebackhide__ = True
+        if drift is UNSET:
             drift = self.default_drift
         elif drift is not None:
             drift = _real(quantity, "drift", drift)
             if not (math.isfinite(drift) and drift >= 0):
                 raise ValueError(f"law check {quantity!r}: drift={drift} must be finite and >= 0, or None")
-        values = _flat(quantity, value)
-        if not values:
-            raise ValueError(f"law check {quantity!r}: value is empty")
-        margin, passed, worst = min(((bounds.margin(v), bounds.passes(v), v) for v in values),
-                                    key=lambda s: (s[1], s[0]))
-        record = CheckRecord(quantity=quantity, value=worst, bound=bounds.text(), bounds=bounds.as_dict(),
-                             margin=margin, passed=passed, unit=unit, why=why, drift=drift)
-        old = self.records.get(quantity)
-        if old is not None:
-            count = old.count + 1
-            if (old.passed, old.margin) <= (record.passed, record.margin):
-                record = old
-            record.count = count
-        self.records[quantity] = record
-        return passed
+        if drift_abs is not None:
+            drift_abs = _real(quantity, "drift_abs", drift_abs)
+            if not (math.isfinite(drift_abs) and drift_abs >= 0):
+                raise ValueError(f"law check {quantity!r}: drift_abs={drift_abs} must be finite and >= 0")
+            if drift is None:
+                raise TypeError(f"law check {quantity!r}: drift_abs has no meaning with drift=None (exempt)")
+            return drift, drift_abs
+        return drift, (0.0 if drift is None else self.drift_floor * bounds.scale())
+
+    @staticmethod
+    def _merge(old: CheckRecord | None, new: CheckRecord, bounds: Bounds) -> CheckRecord:
+        """Keep the worse of two records of one quantity; a quantity keeps one bound, or it is misuse."""
+        __tracebackhide__ = True
+        if old is None:
+            return new
+        if old.bounds != new.bounds or old.drift != new.drift or old.drift_abs != new.drift_abs:
+            what = "bound" if old.bounds != new.bounds else "drift"
+            raise ValueError(
+                f"law check {new.quantity!r}: checked before in this test with {what} "
+                f"{old.bound if what == 'bound' else old.drift_text()}, now {new.bound if what == 'bound' else new.drift_text()}; "
+                f"a quantity keeps one bound (give the other check its own quantity name)")
+        count, size = old.count + 1, old.size + new.size
+        worse = new if bounds.rank(new.value) < bounds.rank(old.value) else old
+        worse.count, worse.size = count, size
+        return worse
 
     @property
     def failed(self) -> list[CheckRecord]:
@@ -236,7 +322,8 @@ class LawChecks:
 
 
 def violation_table(records: Iterable[CheckRecord]) -> str:
-    """The failed checks as a small aligned table: quantity, value, bound, margin, why."""
+    """The failed checks as a small aligned table: quantity, value, bound, margin, why; then where
+    each was checked and the Hypothesis example its worst value came from."""
     records = list(records)
     rows = [("quantity", "value", "bound", "margin", "why")]
     for r in records:
@@ -246,5 +333,10 @@ def violation_table(records: Iterable[CheckRecord]) -> str:
         rows.append((r.quantity, value, r.bound, f"{r.margin:.3g}", r.why or ""))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    for r in records:
+        if r.where:
+            lines.append(f"{r.quantity}: checked at {r.where}")
+        if r.example:
+            lines.append(f"{r.quantity}: worst example {r.example}")
     n = len(records)
     return f"{n} law check{'s' if n != 1 else ''} failed:\n" + "\n".join(lines)

@@ -8,18 +8,21 @@ fixture health check, and the checks of all examples accumulate in one record pe
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
-from pytest_physlaw.check import _UNSET, LawChecks
+from pytest_physlaw.check import UNSET, LawChecks
 from pytest_physlaw.record import CheckRecord
 
 
 class Law:
     """The `law` fixture: checks of the running law test."""
 
-    def __init__(self) -> None:
+    def __init__(self, rootdir: str | os.PathLike[str] | None = None) -> None:
         self._checks: LawChecks | None = None
         self._nodeid: str | None = None
+        self._rootdir = os.fspath(rootdir) if rootdir is not None else None
 
     def _bind(self, nodeid: str, checks: LawChecks) -> None:
         self._nodeid, self._checks = nodeid, checks
@@ -36,15 +39,27 @@ class Law:
 
     def check(self, quantity: str, value: Any, *, le: Any = None, lt: Any = None, ge: Any = None,
               gt: Any = None, near: Any = None, rel: Any = None, abs: Any = None, unit: str | None = None,
-              why: str | None = None, drift: Any = _UNSET) -> bool:
+              why: str | None = None, drift: Any = UNSET, drift_abs: Any = None) -> bool:
         """Check a measured `value` of `quantity` against its bounds; record it; say if it passed.
 
         Soft: a failed check does not raise here; the test fails at the end of its call phase
-        with one LawViolation listing every failed check.
+        with one LawViolation listing every failed check. `drift`/`drift_abs` are how far the value
+        may move against a saved baseline (relative / absolute), `drift=None` exempts it.
         """
         __tracebackhide__ = True
         return self._current(quantity).check(quantity, value, le=le, lt=lt, ge=ge, gt=gt, near=near,
-                                             rel=rel, abs=abs, unit=unit, why=why, drift=drift)
+                                             rel=rel, abs=abs, unit=unit, why=why, drift=drift,
+                                             drift_abs=drift_abs, where=self._caller())
+
+    def _caller(self) -> str:
+        """file:line of the `law.check` call, rootdir-relative where it lies under the rootdir."""
+        frame = sys._getframe(2)
+        path = frame.f_code.co_filename
+        if self._rootdir:
+            rel = os.path.relpath(path, self._rootdir)
+            if not rel.startswith(".."):
+                path = rel.replace(os.sep, "/")
+        return f"{path}:{frame.f_lineno}"
 
     @property
     def nodeid(self) -> str | None:

@@ -24,6 +24,9 @@ def page_error(nodeid: str, page: str, rootdir: Path, gap_dir: str) -> str | Non
                 f"(ini physlaw_gap_dir)")
     if not (rootdir / page).is_file():
         return f"{nodeid}: known_gap page {page!r} does not exist (paths are relative to the rootdir {rootdir})"
+    real, root = (rootdir / page).resolve(), rootdir.resolve()
+    if not real.is_relative_to(root):
+        return f"{nodeid}: known_gap page {page!r} is a link to {real}, outside the rootdir {root}"
     return None
 
 
@@ -36,12 +39,16 @@ def closed_message(nodeid: str, page: str) -> str:
             f"{page} and drop the known_gap marker.")
 
 
+INDEX_PAGES = ("README.md", "index.md")  # a folder's index describes the gaps, it keeps none
+
+
 def pages(rootdir: Path, gap_dir: str) -> list[str]:
-    """Every Markdown page under the gap folder, rootdir-relative, sorted."""
+    """Every gap page under the gap folder (Markdown, not an index page), rootdir-relative, sorted."""
     folder = rootdir / gap_dir
     if not folder.is_dir():
         return []
-    return sorted(p.relative_to(rootdir).as_posix() for p in folder.rglob("*.md") if p.is_file())
+    return sorted(p.relative_to(rootdir).as_posix() for p in folder.rglob("*.md")
+                  if p.is_file() and p.name not in INDEX_PAGES)
 
 
 def named_files(text: str) -> set[str]:

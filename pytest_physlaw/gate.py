@@ -1,50 +1,63 @@
-"""The baseline gate: this run's laws against a saved report, as regressions and notes.
+"""The baseline gate: this run's laws against a saved baseline, as regressions and notes.
 
 A regression fails the session; a note is information. The rules:
 
+- a law is found in the baseline by its nodeid, else by its identity (explicit law id and case), so a
+  renamed or moved law keeps its history (a note says it moved);
 - a check that passed in the baseline and fails now;
-- a baseline law under the paths this run collects from that is no longer collected (deselected
-  laws excepted, so `-k`/`-m` raise no false alarm, and a run that leaves files out with --lf or
-  --ignore only notes them), or that ran without a quantity it had (a law skipped now is a note);
+- a check whose value moved by more than its drift: |new - old| > max(drift * |old|, drift_abs), in
+  either direction (`drift=None` exempts a noisy figure such as a timing ratio). `drift` defaults to
+  ini physlaw_drift (1 %), `drift_abs` to a thousandth (ini physlaw_drift_floor) of the check's scale
+  (its `near` tolerance, else its largest bound; a bound of 0 counts as its `abs`, else 1): a value a
+  thousand times below what the law states is zero to the law, so a residual of 1e-15 under
+  `le=1e-9` does not flag on round-off. A value that turned non-finite, or finite again, moved;
+- a baseline law under the paths this run collects from that is no longer collected (deselected laws
+  excepted; a module skipped at collection, a run that leaves files out with --lf or --ignore, and a
+  run with collection errors only note it), or that ran without a quantity it had (a Hypothesis law
+  only notes that: some examples check quantities that others do not);
 - a law that passed in the baseline and is now a known gap (until the baseline is re-saved);
-- a margin that moved by more than its check's `drift`, in either direction (`drift=None` exempts);
-- notes: gaps that closed, margins that grew within drift, new laws and quantities, changed bounds.
+- a baseline that holds no law, against a run that has laws.
 
-"Margin moved" is the largest shift of any side's normalised headroom. For a one-sided bound that
-is the change of the margin itself. For a band or a `near` check it also counts the value's move
-measured in that bound's scale, so a value that crosses from one side of `near` to the other, or from
-one edge of a band to the other, moves even though its smallest margin did not. A value (or margin)
-that turned non-finite, or finite again, moved without limit; two non-finite ones did not move.
+The worst of many values (an array, a loop, Hypothesis examples) is the same whatever their order,
+so order never moves it. A Hypothesis law's worst values are compared only when the same examples
+ran (the record's `examples` digest): other examples (a random profile, an edited strategy) make
+other worsts, which the gate notes instead of comparing.
 
-Everything here is a pure function of the baseline's data and the run's `LawSession`.
+Notes: laws that moved, gaps that closed, values that moved within drift (by more than a tenth of
+it), new laws and quantities, changed bounds, package versions. Everything here is a pure function
+of the baseline's laws and the run's `LawSession`.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-import pytest
-
-from pytest_physlaw.record import SCHEMA_VERSION, CheckRecord, LawRecord
+from pytest_physlaw.record import CheckRecord, LawRecord
 from pytest_physlaw.scope import covers
 from pytest_physlaw.session import LawSession
 
-# A margin that grew by more than this fraction of its drift is worth a note; smaller growth is noise.
-GROWTH_NOTE_FRACTION = 0.1
+# A value that moved by more than this fraction of its allowed drift is worth a note.
+MOVE_NOTE_FRACTION = 0.1
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing the gate found. `kind` names the rule; `quantity` is None for whole-law findings."""
+    """One thing the gate found. `kind` names the rule; `quantity` is None for whole-law findings.
+
+    Value findings also carry `old`, `new`, `change` and `tolerance` as text, and the check's `why`,
+    for the tables of `pytest-physlaw compare`.
+    """
 
     kind: str
     nodeid: str
     message: str
     quantity: str | None = None
+    old: str = ""
+    new: str = ""
+    change: str = ""
+    tolerance: str = ""
+    why: str = ""
 
     def __str__(self) -> str:
         where = f"{self.nodeid} [{self.quantity}]" if self.quantity else self.nodeid
@@ -70,51 +83,6 @@ class Baseline:
     versions: dict[str, str | None] = field(default_factory=dict)
 
 
-def load_baseline(path: str | Path) -> Baseline:
-    """Read a saved report as a baseline; any defect is a `pytest.UsageError` naming the file."""
-    path = Path(path)
-    where = f"--law-baseline {path}"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise pytest.UsageError(f"{where}: no such file (save one with --law-save-baseline {path})") from None
-    except OSError as exc:
-        raise pytest.UsageError(f"{where}: cannot be read: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise pytest.UsageError(f"{where}: not JSON ({exc})") from None
-    return parse_baseline(data, where)
-
-
-def parse_baseline(data: Any, where: str = "baseline") -> Baseline:
-    """The baseline in a report's JSON form, after checking it is a report of this schema."""
-    if not isinstance(data, dict) or "schema_version" not in data:
-        raise pytest.UsageError(f"{where}: not a pytest-physlaw report (no schema_version)")
-    version = data["schema_version"]
-    if version != SCHEMA_VERSION:
-        raise pytest.UsageError(
-            f"{where}: schema version {version!r}, this pytest-physlaw reads version {SCHEMA_VERSION}; "
-            "re-save the baseline with --law-save-baseline"
-        )
-    laws = data.get("laws")
-    if not isinstance(laws, list):
-        raise pytest.UsageError(f"{where}: 'laws' is not a list")
-    out: dict[str, LawRecord] = {}
-    for i, entry in enumerate(laws):
-        try:
-            record = LawRecord.from_json(entry)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            name = entry.get("nodeid") if isinstance(entry, dict) else None
-            which = f"law #{i}" + (f" ({name})" if isinstance(name, str) else "")
-            fault = f"lacks the key {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
-            raise pytest.UsageError(f"{where}: {which} is malformed ({fault}); re-save the baseline "
-                                    "with --law-save-baseline") from None
-        out[record.nodeid] = record
-    versions = (data.get("environment") or {}).get("versions") or {}
-    return Baseline(out, dict(versions) if isinstance(versions, dict) else {})
-
-
 def compare(baseline: Baseline, run: LawSession, versions: dict[str, str | None] | None = None,
             *, leaves_files_out: bool = False) -> GateResult:
     """Every regression and note of this run against the baseline.
@@ -127,28 +95,50 @@ def compare(baseline: Baseline, run: LawSession, versions: dict[str, str | None]
         if baseline.versions[name] != versions[name]:
             result.notes.append(Finding("version", "environment",
                                         f"{name} {baseline.versions[name]} in the baseline, {versions[name]} now"))
+    if not baseline.laws and run.records:
+        result.regressions.append(Finding("empty-baseline", "baseline", "the baseline holds no law, this run has "
+                                          f"{len(run.records)}; save a baseline from a run of the laws"))
+    moved = moves(baseline.laws, run.records)
     for nodeid in sorted(baseline.laws):
         base = baseline.laws[nodeid]
-        now = run.records.get(nodeid)
+        now = run.records.get(nodeid) or run.records.get(moved.get(nodeid, ""))
         if now is None:
-            _absent_law(base, run, result, leaves_files_out)
-        else:
-            _compare_law(base, now, result)
-    for nodeid in sorted(set(run.records) - set(baseline.laws)):
+            _absent_law(base, run, result, leaves_files_out or run.leaves_files_out or run.collect_errors > 0)
+            continue
+        if now.nodeid != nodeid:
+            result.notes.append(Finding("moved", now.nodeid, f"law {now.identity} moved here from {nodeid}"))
+        _compare_law(base, now, result)
+    for nodeid in sorted(set(run.records) - set(baseline.laws) - set(moved.values())):
         result.notes.append(Finding("new-law", nodeid, "new law, not in the baseline"))
     return result
 
 
-def _absent_law(base: LawRecord, run: LawSession, result: GateResult, leaves_files_out: bool) -> None:
+def moves(base: dict[str, LawRecord], now: dict[str, LawRecord]) -> dict[str, str]:
+    """Baseline nodeid -> this run's nodeid, for laws whose identity is now at another nodeid."""
+    by_identity = {r.identity: r.nodeid for r in now.values() if r.identity}
+    out = {}
+    for nodeid, rec in base.items():
+        other = by_identity.get(rec.identity) if rec.identity else None
+        if other and other != nodeid and nodeid not in now and other not in base:
+            out[nodeid] = other
+    return out
+
+
+def _absent_law(base: LawRecord, run: LawSession, result: GateResult, lenient: bool) -> None:
     nodeid = base.nodeid
     if nodeid in run.deselected:
         return
     if nodeid in run.collected:
         result.notes.append(Finding("not-run", nodeid, "collected but did not run (not gated)"))
+        return
+    module = next((m for m in run.skipped_modules if covers([m], nodeid)), None)
+    if module is not None:
+        result.notes.append(Finding("skipped", nodeid, f"its module was skipped at collection "
+                                    f"({run.skipped_modules[module]}): not gated"))
     elif covers(run.collect_args, nodeid):
-        if leaves_files_out:
+        if lenient:
             result.notes.append(Finding("not-collected", nodeid, "not collected by this run, which leaves files "
-                                        "out (--lf, --ignore): not gated"))
+                                        "out (--lf, --ignore) or failed to collect some: not gated"))
         else:
             result.regressions.append(Finding("not-collected", nodeid, "in the baseline but no longer collected"))
 
@@ -166,74 +156,80 @@ def _compare_law(base: LawRecord, now: LawRecord, result: GateResult) -> None:
         return
     if base.known_gap is not None and (now.outcome == "xpassed" or (now.known_gap is None and now.outcome == "passed")):
         result.notes.append(Finding("gap-closed", nodeid, f"known gap {base.known_gap} closed"))
+    same_examples = base.examples == now.examples
+    if not same_examples and base.examples and now.examples:
+        result.notes.append(Finding("examples", nodeid, f"other Hypothesis examples than the baseline's "
+                                    f"({now.examples['count']} now, {base.examples['count']} then): worst values "
+                                    "not compared; a derandomized profile runs the same ones"))
     checks = {c.quantity: c for c in now.checks}
     for old in base.checks:
         new = checks.get(old.quantity)
         if new is None:
-            result.regressions.append(Finding(
-                "missing-quantity", nodeid, f"ran ({now.outcome}) without checking {old.quantity!r}", old.quantity))
+            hypothesis = base.examples is not None or now.examples is not None
+            finding = Finding("missing-quantity", nodeid, f"ran ({now.outcome}) without checking {old.quantity!r}"
+                              + (": a Hypothesis law, whose examples need not all check it" if hypothesis else ""),
+                              old.quantity)
+            (result.notes if hypothesis else result.regressions).append(finding)
         else:
-            _compare_check(nodeid, old, new, result)
+            _compare_check(nodeid, old, new, result, compare_values=same_examples)
     known = {c.quantity for c in base.checks}
     for c in now.checks:
         if c.quantity not in known:
             result.notes.append(Finding("new-quantity", nodeid, "new quantity, not in the baseline", c.quantity))
 
 
-def _compare_check(nodeid: str, old: CheckRecord, new: CheckRecord, result: GateResult) -> None:
+def _compare_check(nodeid: str, old: CheckRecord, new: CheckRecord, result: GateResult, *,
+                   compare_values: bool = True) -> None:
     q = new.quantity
+    texts = dict(old=old.value_text(), new=new.value_text(), change=change_text(old.value, new.value),
+                 tolerance=new.drift_text(), why=new.why or "")
     if old.bound != new.bound:
         result.notes.append(Finding("bound-changed", nodeid, f"bound changed: {old.bound} -> {new.bound}", q))
     if old.passed and not new.passed:
         result.regressions.append(Finding(
-            "now-failing", nodeid, f"passed in the baseline ({_value(old)}, margin {_num(old.margin)}), "
-            f"fails now ({_value(new)}, bound {new.bound}, margin {_num(new.margin)})", q))
+            "now-failing", nodeid, f"passed in the baseline ({texts['old']}), fails now ({texts['new']}, "
+            f"bound {new.bound})", q, **texts))
         return
     if not old.passed and new.passed:
-        result.notes.append(Finding("now-passing", nodeid, f"failed in the baseline, passes now ({_value(new)})", q))
-    if new.drift is None:
+        result.notes.append(Finding("now-passing", nodeid, f"failed in the baseline, passes now ({texts['new']})",
+                                    q, **texts))
+    if new.drift is None or not compare_values:
         return
-    shift = margin_shift(old, new)
-    if shift > new.drift:
-        cause = f", its bound changed {old.bound} -> {new.bound}" if old.bound != new.bound else ""
+    moved, allowed = value_move(old, new)
+    if moved > allowed:
         result.regressions.append(Finding(
-            "drift", nodeid, f"margin {_num(old.margin)} -> {_num(new.margin)} (value {_value(old)} -> "
-            f"{_value(new)}{cause}) moved {_num(shift)}, more than its drift {new.drift:g}", q))
-    elif new.margin - old.margin > max(GROWTH_NOTE_FRACTION * new.drift, 0.0) and shift > 0:
+            "drift", nodeid, f"value {texts['old']} -> {texts['new']} ({texts['change']}) moved more than its "
+            f"drift ({texts['tolerance']}: {_num(allowed)} here)", q, **texts))
+    elif moved > MOVE_NOTE_FRACTION * allowed and moved > 0:
         result.notes.append(Finding(
-            "grew", nodeid, f"margin grew {_num(old.margin)} -> {_num(new.margin)} within drift {new.drift:g}", q))
+            "moved-within", nodeid, f"value {texts['old']} -> {texts['new']} ({texts['change']}) within its drift "
+            f"({texts['tolerance']})", q, **texts))
 
 
-def margin_shift(old: CheckRecord, new: CheckRecord) -> float:
-    """How far a check's normalised headroom moved between two records of it (see the module doc)."""
-    finite_old = math.isfinite(old.value) and math.isfinite(old.margin)
-    finite_new = math.isfinite(new.value) and math.isfinite(new.margin)
-    if not (finite_old or finite_new):
-        return 0.0
-    if finite_old != finite_new:
-        return math.inf
-    shift = abs(new.margin - old.margin)
-    if old.bounds == new.bounds:
-        for scale in _side_scales(new.bounds):
-            shift = max(shift, abs(new.value - old.value) / scale)
-    return shift
+def value_move(old: CheckRecord, new: CheckRecord) -> tuple[float, float]:
+    """(how far the value moved, how far it may move) under the new check's drift.
 
-
-def _side_scales(bounds: dict[str, float]) -> list[float]:
-    """The scale each side's margin is normalised by, where the record shows it.
-
-    A `near` side is scaled by its tolerance; a one-sided bound b by |b|. A bound of 0 is scaled by
-    the check's `abs`, which the record does not keep, so it is left to the margin's own shift.
+    Two non-finite values of one kind (NaN and NaN, inf and inf) did not move; a value that turned
+    non-finite or finite again, or from inf to -inf, moved without limit.
     """
-    if "near" in bounds:
-        tol = bounds.get("tol") or 0.0
-        return [tol] if tol > 0 else []
-    return [abs(b) for k, b in bounds.items() if k in ("le", "lt", "ge", "gt") and b]
+    a, b = old.value, new.value
+    allowed = max((new.drift or 0.0) * abs(a), new.drift_abs) if math.isfinite(a) else 0.0
+    if not (math.isfinite(a) and math.isfinite(b)):
+        same = (math.isnan(a) and math.isnan(b)) or a == b
+        return (0.0 if same else math.inf), allowed
+    return abs(b - a), allowed
+
+
+def change_text(a: float, b: float) -> str:
+    """How a value changed, for people: "+12.3%", "-4.1e-09", "NaN -> 1"."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return "same" if (a == b or (math.isnan(a) and math.isnan(b))) else f"{a:g} -> {b:g}"
+    if a == b:
+        return "none"
+    if a != 0:
+        return f"{100 * (b - a) / abs(a):+.3g}%"
+    return f"{b - a:+.3g}"
 
 
 def _num(x: float) -> str:
     return f"{x:.3g}"
-
-
-def _value(c: CheckRecord) -> str:
-    return c.value_text()

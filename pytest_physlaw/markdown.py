@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pytest_physlaw import files
 from pytest_physlaw.gate import GateResult
 from pytest_physlaw.report import gaps
 from pytest_physlaw.session import LawSession
@@ -54,9 +55,7 @@ def write_markdown(path: str | Path | None, run: LawSession, gate: GateResult | 
     """Write the Markdown to `path` (parents created) and append it to GITHUB_STEP_SUMMARY if set."""
     text = render(run, gate)
     if path is not None:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        files.write_text(path, text)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a", encoding="utf-8") as f:

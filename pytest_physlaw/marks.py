@@ -26,11 +26,15 @@ class MarkerError(ValueError):
 
 @dataclass(frozen=True)
 class LawInfo:
+    """`law` is the id or, without one, the function's name; `identity` is "id[case]" for an
+    explicit id (the parametrize case, "" for none), by which the baseline finds a moved law."""
+
     law: str
     source: str | None
     rel: float | None
     abs: float | None
     doc: str | None
+    identity: str | None = None
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,9 @@ def law_info(item: pytest.Item) -> LawInfo:
     where = f"{item.nodeid}: @pytest.mark.law"
     unknown = set(kwargs) - {"id", "source", "rel", "abs"}
     if unknown:
-        raise MarkerError(f"{where} got unknown argument(s) {sorted(unknown)}; it takes id, source, rel, abs")
+        raise MarkerError(f"{where} got unknown argument(s) {sorted(unknown)}; pytest-physlaw's law marker takes "
+                          "id, source, rel, abs. If this marker belongs to your suite or another plugin, turn "
+                          "pytest-physlaw off with -p no:physlaw (or addopts = -p no:physlaw in your ini)")
     if len(args) > 1 or (args and "id" in kwargs):
         raise MarkerError(f"{where} takes one positional argument, the law id")
     law_id = args[0] if args else kwargs.get("id")
@@ -66,13 +72,16 @@ def law_info(item: pytest.Item) -> LawInfo:
         if x is not None:
             try:
                 x = float(x) if not isinstance(x, (bool, str)) else None
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 x = None
             if x is None or not (math.isfinite(x) and x >= 0):
                 raise MarkerError(f"{where}: {key}={kwargs[key]!r} must be a finite number >= 0")
         tol[key] = x
     name = getattr(item, "originalname", None) or item.name
-    return LawInfo(law=law_id or name, source=source, rel=tol["rel"], abs=tol["abs"], doc=docstring(item))
+    case = getattr(getattr(item, "callspec", None), "id", "")
+    identity = f"{law_id}[{case}]" if law_id else None
+    return LawInfo(law=law_id or name, source=source, rel=tol["rel"], abs=tol["abs"], doc=docstring(item),
+                   identity=identity)
 
 
 def docstring(item: pytest.Item) -> str | None:
@@ -84,10 +93,13 @@ def docstring(item: pytest.Item) -> str | None:
 
 def gap_info(item: pytest.Item) -> GapInfo | None:
     """The known_gap page (normalised, rootdir-relative, posix) and reason, or None."""
-    marker = item.get_closest_marker("known_gap")
-    if marker is None:
+    found = list(item.iter_markers("known_gap"))
+    if not found:
         return None
     where = f"{item.nodeid}: @pytest.mark.known_gap"
+    if len(found) > 1:
+        raise MarkerError(f"{where} is given {len(found)} times; a test keeps one known-gap page")
+    marker = found[0]
     kwargs: dict[str, Any] = dict(marker.kwargs)
     unknown = set(kwargs) - {"page", "reason"}
     if unknown:
@@ -108,4 +120,6 @@ def gap_info(item: pytest.Item) -> GapInfo | None:
     norm = posixpath.normpath(norm)
     if norm.startswith("../"):
         raise MarkerError(f"{where}: page {page!r} lies outside the rootdir")
+    if not norm.endswith(".md"):
+        raise MarkerError(f"{where}: page {page!r} is not a Markdown page (.md)")
     return GapInfo(page=norm, reason=reason)

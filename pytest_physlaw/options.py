@@ -10,11 +10,12 @@ import math
 
 import pytest
 
+from pytest_physlaw.record import DEFAULT_DRIFT, DEFAULT_DRIFT_FLOOR
+
 GROUP = "physlaw"
 
 DEFAULT_REPORT = ".physlaw/report.json"
 DEFAULT_GAP_DIR = "docs/known_gaps"
-DEFAULT_DRIFT = 0.25
 DEFAULT_VERSIONS = ["numpy", "mujoco", "warp-lang", "pytest", "hypothesis"]
 
 
@@ -36,7 +37,8 @@ def register(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--law-save-baseline", dest="law_save_baseline", metavar="PATH", default=None,
-        help="write this run's law report to PATH as a baseline.",
+        help="merge this run's laws into the baseline at PATH (added, updated, kept, pruned); an incomplete "
+             "run writes nothing.",
     )
     group.addoption(
         "--law-markdown", dest="law_markdown", metavar="PATH", default=None,
@@ -50,8 +52,13 @@ def register(parser: pytest.Parser) -> None:
 
     parser.addini("physlaw_rel", "default relative tolerance of a near= check (none if unset)", default="")
     parser.addini("physlaw_abs", "default absolute tolerance of a near= check (none if unset)", default="")
-    parser.addini("physlaw_drift", f"default margin drift the baseline gate allows (default {DEFAULT_DRIFT})",
-                  default=str(DEFAULT_DRIFT))
+    parser.addini("physlaw_drift", "default relative drift of a checked value the baseline gate allows "
+                  f"(default {DEFAULT_DRIFT})", default=str(DEFAULT_DRIFT))
+    parser.addini("physlaw_drift_floor", "absolute drift floor of a check, as a share of its scale (its near "
+                  f"tolerance or its largest bound; default {DEFAULT_DRIFT_FLOOR})", default=str(DEFAULT_DRIFT_FLOOR))
+    parser.addini("physlaw_hypothesis_profile", "Hypothesis profile loaded for the run unless "
+                  "--hypothesis-profile names one (e.g. physlaw-ci: derandomized, so laws see the same "
+                  "examples every run)", default="")
     parser.addini("physlaw_gap_dir", f"folder of the known-gap pages, relative to the rootdir "
                   f"(default {DEFAULT_GAP_DIR})", default=DEFAULT_GAP_DIR)
     parser.addini("physlaw_report", f"path of the JSON law report, relative to the rootdir "
@@ -100,6 +107,10 @@ def default_abs(config: pytest.Config) -> float | None:
 
 def default_drift(config: pytest.Config) -> float:
     return _ini_float(config, "physlaw_drift", optional=False)
+
+
+def drift_floor(config: pytest.Config) -> float:
+    return _ini_float(config, "physlaw_drift_floor", optional=False)
 
 
 def gap_dir(config: pytest.Config) -> str:

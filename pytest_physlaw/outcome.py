@@ -1,16 +1,17 @@
 """The final outcome of a law test from its setup, call and teardown reports.
 
-One of passed, failed, error, skipped, xfailed, xpassed. A known gap whose test passed (a strict
-XPASS, which pytest reports as failed) is "xpassed": the gap closed. A call phase that raised
-something other than an assertion (a LawViolation, an `assert`, `pytest.fail`) is "error": a crash
-or a misused check is a broken test, not a law that failed.
+One of passed, failed, crashed, error, skipped, xfailed, xpassed. A known gap whose test passed (a
+strict XPASS, which pytest reports as failed) is "xpassed": the gap closed. A call phase that raised
+something other than an assertion (a LawViolation, an `assert`, `pytest.fail`) is "crashed": a crash
+or a misused check is a broken test, not a law that failed; pytest counts it as failed, and so does
+the law summary ("2 failed, 1 of them crashed"). "error" is pytest's: a setup or teardown that raised.
 """
 
 from __future__ import annotations
 
 import pytest
 
-OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+OUTCOMES = ("passed", "failed", "crashed", "error", "skipped", "xfailed", "xpassed")
 
 
 def crashed(excinfo: pytest.ExceptionInfo | None) -> bool:
@@ -29,7 +30,7 @@ def phase_outcome(report: pytest.TestReport, *, gap_closed: bool = False, crash:
             return "xfailed" if xfail else "skipped"
         return "passed"
     if report.failed:
-        return "xpassed" if gap_closed else ("error" if crash else "failed")
+        return "xpassed" if gap_closed else ("crashed" if crash else "failed")
     if report.skipped:
         return "xfailed" if xfail else "skipped"
     return "xpassed" if xfail else "passed"

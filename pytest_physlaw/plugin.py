@@ -8,9 +8,12 @@ ends with one LawViolation if any check failed; the teardown report carries the 
 
 from __future__ import annotations
 
+import hashlib
+import math
+import re
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -19,7 +22,7 @@ from pytest_physlaw.check import LawChecks, LawViolation
 from pytest_physlaw.fixture import Law
 from pytest_physlaw.outcome import crashed, final_outcome, phase_outcome
 from pytest_physlaw.record import LawRecord
-from pytest_physlaw.scope import collect_args, whole_run
+from pytest_physlaw.scope import collect_args, leaves_files_out, whole_run
 from pytest_physlaw.session import law_session
 
 REPORT_ATTR = "physlaw_record"
@@ -30,7 +33,20 @@ _INFO = pytest.StashKey[marks.LawInfo]()
 _GAP = pytest.StashKey[marks.GapInfo]()
 _CHECKS = pytest.StashKey[LawChecks]()
 _PHASES = pytest.StashKey[dict]()
-_DEFAULTS = pytest.StashKey[tuple]()  # ini rel, ini abs, --law-tol-scale, ini drift
+_EXAMPLES = pytest.StashKey[list]()
+
+
+class Defaults(NamedTuple):
+    """The run's tolerance defaults: ini rel/abs, --law-tol-scale, ini drift and drift floor."""
+
+    rel: float | None
+    abs: float | None
+    tol_scale: float
+    drift: float
+    drift_floor: float
+
+
+_DEFAULTS = pytest.StashKey[Defaults]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -48,20 +64,32 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", marks.LAW_MARKER)
     config.addinivalue_line("markers", marks.GAP_MARKER)
     options.gap_dir(config)  # bad ini values stop the run here, at its start
-    config.stash[_HANDLE] = Law()
-    config.stash[_DEFAULTS] = (options.default_rel(config), options.default_abs(config),
-                               options.tol_scale(config), options.default_drift(config))
+    config.stash[_HANDLE] = Law(config.rootpath)
+    config.stash[_DEFAULTS] = Defaults(options.default_rel(config), options.default_abs(config),
+                                       options.tol_scale(config), options.default_drift(config),
+                                       options.drift_floor(config))
     config.pluginmanager.register(_RunHooks(config), f"physlaw-run-{id(config)}")
-    _register_hypothesis_profile()
+    _hypothesis_profile(config)
 
 
-def _register_hypothesis_profile() -> None:
-    """The `physlaw-ci` profile, registered before Hypothesis's own plugin loads a profile."""
+def _hypothesis_profile(config: pytest.Config) -> None:
+    """Register `physlaw-ci` before Hypothesis's plugin loads a profile; load ini
+    physlaw_hypothesis_profile unless --hypothesis-profile names one (that one wins)."""
+    name = str(config.getini("physlaw_hypothesis_profile")).strip()
     try:
         from hypothesis import settings
+        from hypothesis.errors import InvalidArgument
     except ImportError:
+        if name:
+            raise pytest.UsageError(f"ini physlaw_hypothesis_profile = {name}: Hypothesis is not installed") from None
         return
     settings.register_profile("physlaw-ci", derandomize=True, deadline=None, database=None, print_blob=True)
+    if name and not config.getoption("hypothesis_profile", None):
+        try:
+            settings.load_profile(name)
+        except InvalidArgument:
+            raise pytest.UsageError(f"ini physlaw_hypothesis_profile = {name}: no Hypothesis profile of that "
+                                    "name is registered") from None
 
 
 @pytest.fixture(scope="session")
@@ -95,7 +123,7 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, A
 
 def _prepare(item: pytest.Item) -> None:
     gap = marks.gap_info(item)
-    if not (gap or marks.is_law(item)):
+    if not (gap or item.get_closest_marker("law") is not None or _uses_our_law(item)):
         return
     if item.get_closest_marker("law") is None:
         item.add_marker("law")
@@ -111,12 +139,39 @@ def _prepare(item: pytest.Item) -> None:
     item.stash[_GAP] = gap
 
 
+def _uses_our_law(item: pytest.Item) -> bool:
+    """Whether the test requests the `law` fixture and gets this plugin's (not a suite's own `law`)."""
+    if "law" not in getattr(item, "fixturenames", ()):
+        return False
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}).get("law")
+    if not defs:
+        return True
+    func = getattr(defs[-1], "func", None)
+    return getattr(func, "__module__", None) == __name__
+
+
 def pytest_itemcollected(item: pytest.Item) -> None:
     info = item.stash.get(_INFO, None)
     if info is None:
         return
     gap = item.stash.get(_GAP, None)
     law_session(item.config).collected[item.nodeid] = _record(item, info, gap, outcome="passed")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Two laws with one identity (law id and case) are a collection error naming both."""
+    owners: dict[str, list[str]] = {}
+    for item in items:
+        info = item.stash.get(_INFO, None)
+        if info is not None and info.identity:
+            owners.setdefault(info.identity, []).append(item.nodeid)
+    for identity, nodeids in sorted(owners.items()):
+        if len(nodeids) > 1:
+            message = (f"law id {identity!r} is given to {len(nodeids)} tests: {', '.join(nodeids)}; a law id and "
+                       "case name one law (the baseline finds a law by them), give each its own id")
+            report = pytest.CollectReport(nodeids[1].partition("::")[0], "failed", message, [])
+            config.hook.pytest_collectreport(report=report)
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
@@ -159,13 +214,28 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
     info = item.stash.get(_INFO, None)
     if info is not None:
         config = item.config
-        rel, abs_, tol_scale, drift = config.stash[_DEFAULTS]
-        if info.rel is not None or info.abs is not None:  # the marker's pair replaces the ini's
-            rel, abs_ = info.rel, info.abs
-        checks = LawChecks(rel=rel, abs=abs_, tol_scale=tol_scale, drift=drift)
+        d = config.stash[_DEFAULTS]
+        rel, abs_ = (info.rel, info.abs) if info.rel is not None or info.abs is not None else (d.rel, d.abs)
+        checks = LawChecks(rel=rel, abs=abs_, tol_scale=d.tol_scale, drift=d.drift, drift_floor=d.drift_floor)
         item.stash[_CHECKS] = checks
         config.stash[_HANDLE]._bind(item.nodeid, checks)
     return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef, request: pytest.FixtureRequest) -> Generator[None, Any, Any]:
+    """While a fixture wider than one test runs, checks are refused: they would go to whichever
+    test happened to request it first."""
+    checks = request.config.stash[_HANDLE]._checks if _HANDLE in request.config.stash else None
+    if checks is None or fixturedef.scope == "function":
+        return (yield)
+    before = checks.refusal
+    checks.refusal = (f"made in the {fixturedef.scope}-scoped fixture {fixturedef.argname!r}, which serves many tests; "
+                      "check in the test (or a function-scoped fixture) with the value the fixture returns")
+    try:
+        return (yield)
+    finally:
+        checks.refusal = before
 
 
 @pytest.hookimpl(wrapper=True)
@@ -173,9 +243,15 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     """After the test function returns, its failed checks fail it here, in the call phase."""
     __tracebackhide__ = True
     checks = item.stash.get(_CHECKS, None)
+    handle = getattr(getattr(item, "obj", None), "hypothesis", None)
+    inner = getattr(handle, "inner_test", None) if checks is not None else None
+    if inner is not None:
+        handle.inner_test = _recording(inner, item, checks)
     try:
         result = yield
     finally:
+        if inner is not None:
+            handle.inner_test = inner
         if checks is not None:
             checks.close(f"made after the call phase of {item.nodeid}: the law's verdict is already given")
     if checks is not None:
@@ -212,8 +288,39 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Gener
         record = _record(item, info, gap, outcome=final_outcome(phases))
         checks = item.stash.get(_CHECKS, None)
         record.checks = list(checks.records.values()) if checks is not None else []
-        setattr(rep, REPORT_ATTR, record.to_json())
+        record.examples = _examples(item)
+        setattr(rep, REPORT_ATTR, record.to_json(wire=True))
     return rep
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _recording(inner: Any, item: pytest.Item, checks: LawChecks) -> Any:
+    """Hypothesis's inner test, wrapped to tell the checks which example runs (fixtures left out)."""
+    seen = item.stash.setdefault(_EXAMPLES, [])
+    fixtures = set(getattr(item, "funcargs", {}))
+
+    def run_example(*args: Any, **kwargs: Any) -> Any:
+        drawn = {k: v for k, v in kwargs.items() if k not in fixtures}
+        text = _ADDRESS.sub("", ", ".join(f"{k}={v!r}" for k, v in sorted(drawn.items())))
+        checks.example = text if len(text) <= 500 else text[:480] + "... (cut)"
+        seen.append(text)
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            checks.example = None
+
+    return run_example
+
+
+def _examples(item: pytest.Item) -> dict[str, Any] | None:
+    """How many Hypothesis examples ran, and a digest of which (order left out)."""
+    seen = item.stash.get(_EXAMPLES, None)
+    if seen is None:
+        return None
+    digest = hashlib.sha256("\n".join(sorted(set(seen))).encode()).hexdigest()[:16]
+    return {"count": len(set(seen)), "digest": digest}
 
 
 def _drop_hidden_frames_note(rep: pytest.TestReport) -> None:
@@ -229,7 +336,7 @@ def _record(item: pytest.Item, info: marks.LawInfo, gap: marks.GapInfo | None, *
     except ValueError:
         path = Path(item.path).as_posix()
     return LawRecord(nodeid=item.nodeid, path=path, law=info.law, source=info.source, doc=info.doc,
-                     outcome=outcome, known_gap=gap.page if gap else None)
+                     outcome=outcome, known_gap=gap.page if gap else None, identity=info.identity)
 
 
 class _RunHooks:
@@ -240,8 +347,13 @@ class _RunHooks:
         self.collect_errors = 0
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        state = law_session(self.config)
         if report.failed:
             self.collect_errors += 1
+            state.collect_errors += 1
+        elif report.skipped and report.nodeid.endswith(".py"):
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            state.skipped_modules[report.nodeid] = str(reason).removeprefix("Skipped: ")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Serial run and xdist controller alike: the teardown report carries the finished record."""
@@ -272,6 +384,7 @@ def _collection_json(state: Any) -> dict[str, Any]:
         "gap_pages": {k: list(v) for k, v in sorted(state.gap_pages.items())},
         "problems": list(state.problems),
         "environment": dict(state.environment),
+        "skipped_modules": dict(state.skipped_modules),
     }
 
 
@@ -288,6 +401,7 @@ def _merge_collection(state: Any, data: dict[str, Any]) -> None:
     state.problems.extend(p for p in data["problems"] if p not in state.problems)
     for key, value in data.get("environment", {}).items():
         state.environment.setdefault(key, value)
+    state.skipped_modules.update(data.get("skipped_modules", {}))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -298,22 +412,51 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """A worker ships its collection to the controller; elsewhere session problems fail the run."""
     config = session.config
     state = law_session(config)
-    for extra in config.hook.pytest_physlaw_environment(config=config):
-        for key, value in (extra or {}).items():
-            state.environment.setdefault(key, value)
+    state.leaves_files_out = leaves_files_out(config)
+    _gather_environment(config, state)
     workeroutput = getattr(config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[WORKER_KEY] = _collection_json(state)
         return
-    outputs.finish(session)  # report, baseline, gate, Markdown, catalogue
-    if state.problems and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    outputs.finish(session)  # report, baseline, gate, Markdown, catalogue, exit status
+
+
+def _gather_environment(config: pytest.Config, state: Any) -> None:
+    """Each `pytest_physlaw_environment` implementation's entries; a bad one is a problem naming it."""
+    for impl in config.pluginmanager.hook.pytest_physlaw_environment.get_hookimpls():
+        where = f"pytest_physlaw_environment of {impl.plugin_name}"
+        try:
+            extra = impl.function(config=config)
+        except Exception as exc:  # a suite's hook must not end the run in a traceback
+            state.problems.append(f"{where} raised {type(exc).__name__}: {exc}")
+            continue
+        if extra is None:
+            continue
+        if not isinstance(extra, dict) or not all(isinstance(k, str) for k in extra):
+            state.problems.append(f"{where} returned {type(extra).__name__}, not a dict of str keys")
+            continue
+        for key, value in extra.items():
+            problem = _json_problem(value)
+            if problem:
+                state.problems.append(f"{where}: entry {key!r} {problem}")
+            else:
+                state.environment.setdefault(key, value)
+
+
+def _json_problem(value: Any) -> str | None:
+    """Why `value` cannot stand in the JSON report as it is, or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"is {value}, not a finite number"
+    if isinstance(value, (list, tuple)):
+        return next((p for p in map(_json_problem, value) if p), None)
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            return "has keys that are not strings"
+        return next((p for p in map(_json_problem, value.values()) if p), None)
+    if value is None or isinstance(value, (str, int, float)):
+        return None
+    return f"is {type(value).__name__}, not JSON (str, number, bool, None, list or dict)"
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    outputs.summary(terminalreporter, config)  # "physics laws" and "law regressions"
-    problems = law_session(config).problems
-    if problems and not hasattr(config, "workeroutput"):
-        terminalreporter.section("physics law problems", red=True, bold=True)
-        for problem in problems:
-            terminalreporter.line(problem, red=True)
+    outputs.summary(terminalreporter, config)  # laws, regressions, problems, and their counts

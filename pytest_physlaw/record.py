@@ -3,6 +3,9 @@
 These records are the plugin's only data model. The fixture fills them, the terminal table, the
 JSON report, the Markdown table, the catalogue and the baseline gate read them, and xdist workers
 ship them to the controller as their JSON form (`to_json` / `from_json`).
+
+`from_json` reads a record that `baseline.validate_report` has already type-checked (or that this
+plugin wrote itself); it does not validate again.
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+DEFAULT_DRIFT = 0.01  # relative value drift the gate allows by default (ini physlaw_drift)
+DEFAULT_DRIFT_FLOOR = 1e-3  # the absolute floor's share of a check's scale (ini physlaw_drift_floor)
 
 
 def encode_float(x: float | None) -> float | str | None:
@@ -32,8 +37,11 @@ class CheckRecord:
     `bounds` holds the bounds as given (keys among le, lt, ge, gt, near) plus the effective `tol`
     of a `near` check; `bound` is their human form ("<= 10", "0.5 .. 2", "1 ± 0.1").
     `margin` is the normalised headroom (>= 0 when passing); `count` is how many times the
-    quantity was checked (a loop, a Hypothesis example). `drift` is the margin shift the gate
-    allows (None: exempt).
+    quantity was checked (a loop, a Hypothesis example) and `size` how many values that was in all
+    (array elements summed). `drift` is the relative move of the value the gate allows against the
+    baseline (None: exempt) and `drift_abs` its absolute floor. `example` is the Hypothesis example
+    the worst value came from; `where` the file:line of the worst `law.check` call (not saved: line
+    numbers move with every edit, and a baseline should not).
     """
 
     quantity: str
@@ -44,8 +52,12 @@ class CheckRecord:
     passed: bool
     unit: str | None = None
     why: str | None = None
-    drift: float | None = 0.25
+    drift: float | None = DEFAULT_DRIFT
+    drift_abs: float = 0.0
     count: int = 1
+    size: int = 1
+    example: str | None = None
+    where: str | None = field(default=None, compare=False)
 
     def value_text(self) -> str:
         """The value as reports show it: six significant digits (as the bound), the unit, and
@@ -60,8 +72,14 @@ class CheckRecord:
             text += f" (off by {self.value - near:+.3g})"
         return text
 
+    def drift_text(self) -> str:
+        """The gate's tolerance on this value: "±1% (floor 0.0001)", or "exempt"."""
+        if self.drift is None:
+            return "exempt"
+        return f"±{self.drift:.3g} rel" + (f", {self.drift_abs:.3g} abs" if self.drift_abs else "")
+
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "quantity": self.quantity,
             "value": encode_float(self.value),
             "unit": self.unit,
@@ -70,9 +88,18 @@ class CheckRecord:
             "margin": encode_float(self.margin),
             "passed": self.passed,
             "count": self.count,
+            "size": self.size,
             "why": self.why,
             "drift": self.drift,
+            "drift_abs": self.drift_abs,
         }
+        if self.example is not None:
+            out["example"] = self.example
+        return out
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON form plus what only travels between processes (xdist), never into a file."""
+        return {**self.to_json(), "where": self.where}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> CheckRecord:
@@ -83,10 +110,14 @@ class CheckRecord:
             bound=d["bound"],
             bounds={k: decode_float(v) for k, v in d.get("bounds", {}).items()},
             margin=decode_float(d["margin"]),
-            passed=bool(d["passed"]),
+            passed=d["passed"],
             count=int(d.get("count", 1)),
+            size=int(d.get("size", 1)),
             why=d.get("why"),
-            drift=d.get("drift", 0.25),
+            drift=d.get("drift", DEFAULT_DRIFT),
+            drift_abs=float(d.get("drift_abs", 0.0)),
+            example=d.get("example"),
+            where=d.get("where"),
         )
 
 
@@ -96,6 +127,9 @@ class LawRecord:
 
     `outcome` is one of passed, failed, error, skipped, xfailed, xpassed.
     `path` is the test file relative to the rootdir (the gate's "under the collected paths" test).
+    `identity` is "law-id[case]" for a law with an explicit id (None otherwise): the baseline finds a
+    law by it when its nodeid changed (a renamed or moved test). `examples` fingerprints the
+    Hypothesis examples a `@given` law ran ({"count", "digest"}), None for other laws.
     """
 
     nodeid: str
@@ -105,19 +139,25 @@ class LawRecord:
     doc: str | None = None
     outcome: str = "passed"
     known_gap: str | None = None
+    identity: str | None = None
+    examples: dict[str, Any] | None = None
     checks: list[CheckRecord] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, *, wire: bool = False) -> dict[str, Any]:
+        out = {
             "nodeid": self.nodeid,
             "path": self.path,
             "law": self.law,
+            "identity": self.identity,
             "source": self.source,
             "doc": self.doc,
             "outcome": self.outcome,
             "known_gap": self.known_gap,
-            "checks": [c.to_json() for c in self.checks],
+            "checks": [c.wire() if wire else c.to_json() for c in self.checks],
         }
+        if self.examples is not None:
+            out["examples"] = dict(self.examples)
+        return out
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> LawRecord:
@@ -125,9 +165,11 @@ class LawRecord:
             nodeid=d["nodeid"],
             path=d["path"],
             law=d.get("law"),
+            identity=d.get("identity"),
             source=d.get("source"),
             doc=d.get("doc"),
             outcome=d.get("outcome", "passed"),
             known_gap=d.get("known_gap"),
+            examples=d.get("examples"),
             checks=[CheckRecord.from_json(c) for c in d.get("checks", [])],
         )

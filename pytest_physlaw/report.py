@@ -1,22 +1,27 @@
-"""The JSON law report: the run's environment, its laws sorted by nodeid, and its known gaps.
+"""The JSON law report and the saved baseline: what they hold and how a save merges.
 
-Sorted and free of timestamps so that two runs diff cleanly; a report saved with
-`--law-save-baseline` is what `--law-baseline` later reads.
+A report is one run: its environment, whether it is complete, what it collected from, its laws
+sorted by nodeid and its known gaps. A baseline is the laws kept on purpose: `--law-save-baseline`
+merges this run into the existing file, so a partial run (-k, a file, --lf) updates the laws it ran
+and keeps the others; a law is pruned only where this run collected the paths it lived under and
+found it gone. Both are written with sorted keys, no timestamps and floats as Python prints them
+(the shortest text that reads back the same number), so an unchanged run rewrites the same bytes.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import platform
 import sys
-import tempfile
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from pytest_physlaw import files
 from pytest_physlaw.options import DEFAULT_VERSIONS
 from pytest_physlaw.record import SCHEMA_VERSION, LawRecord
+from pytest_physlaw.scope import covers
 from pytest_physlaw.session import LawSession
 
 
@@ -49,39 +54,115 @@ def gap_status(page: str, keepers: list[str], records: dict[str, LawRecord]) -> 
         return "closed"
     if "xfailed" in outcomes:
         return "open"
-    if any(o in ("failed", "error") for o in outcomes):
+    if any(o in ("failed", "crashed", "error") for o in outcomes):
         return "broken"
     return "not run"
 
 
+def gap_list(gap_pages: dict[str, list[str]], records: dict[str, LawRecord]) -> list[dict[str, Any]]:
+    return [{"page": page, "tests": sorted(gap_pages[page]), "status": gap_status(page, gap_pages[page], records)}
+            for page in sorted(gap_pages)]
+
+
 def gaps(run: LawSession) -> list[dict[str, Any]]:
-    return [
-        {"page": page, "tests": sorted(run.gap_pages[page]), "status": gap_status(page, run.gap_pages[page], run.records)}
-        for page in sorted(run.gap_pages)
-    ]
+    return gap_list(run.gap_pages, run.records)
 
 
 def build_report(run: LawSession, versions: list[str] | tuple[str, ...] = tuple(DEFAULT_VERSIONS)) -> dict[str, Any]:
     """The run's report as JSON-ready data."""
-    return {
+    data: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
+        "complete": run.incomplete is None,
         "environment": {**run.environment, **environment(versions)},
+        "run": run.run_json(),
         "laws": [r.to_json() for r in run.sorted_records()],
         "gaps": gaps(run),
     }
+    if run.incomplete is not None:
+        data["incomplete"] = run.incomplete
+    return data
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """The one text form of a report: sorted keys, two-space indent, a final newline."""
+    return json.dumps(data, indent=2, allow_nan=False, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 def write_json(path: str | Path, data: dict[str, Any]) -> Path:
-    """Write `data` to `path` atomically (a temporary file in the same folder, then a rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, allow_nan=False, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    """Write `data` to `path` atomically (see `files.write_text`)."""
+    return files.write_text(path, dumps(data))
+
+
+@dataclass
+class SaveSummary:
+    """What a save did to the baseline, by nodeid."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+
+    def line(self, path: str) -> str:
+        parts = [f"{len(v)} {k}" for k, v in (("added", self.added), ("updated", self.updated),
+                                              ("unchanged", self.unchanged), ("kept", self.kept),
+                                              ("pruned", self.pruned))]
+        return f"law baseline {path}: " + ", ".join(parts)
+
+
+def merge_baseline(old: dict[str, Any] | None, run: LawSession, env: dict[str, Any]) -> tuple[dict[str, Any], SaveSummary]:
+    """The baseline after this run: its laws merged into `old` (a validated baseline, or None).
+
+    A law this run ran replaces its entry (one that was skipped now keeps its old entry); a law that
+    moved (same identity, new nodeid) replaces its old nodeid; an old law this run did not run is kept,
+    unless this run collected its path whole (not deselected, no file left out, no collection error,
+    module not skipped) and it is gone: then it is pruned.
+    """
+    from pytest_physlaw.gate import moves
+
+    summary = SaveSummary()
+    old_laws = {d["nodeid"]: d for d in (old or {}).get("laws", [])}
+    new_laws: dict[str, dict[str, Any]] = {}
+    moved = moves({k: LawRecord.from_json(v) for k, v in old_laws.items()}, run.records)
+    moved_to = {v: k for k, v in moved.items()}
+    for nodeid, rec in run.records.items():
+        before = old_laws.get(nodeid) or old_laws.get(moved_to.get(nodeid, ""))
+        if rec.outcome == "skipped" and before is not None:
+            new_laws[before["nodeid"]] = before
+            summary.kept.append(before["nodeid"])
+            continue
+        new_laws[nodeid] = rec.to_json()
+        bucket = summary.added if before is None else (summary.unchanged if before == new_laws[nodeid] else summary.updated)
+        bucket.append(nodeid)
+    for nodeid, entry in old_laws.items():
+        if nodeid in new_laws or nodeid in moved:
+            if nodeid in moved:
+                summary.pruned.append(nodeid)
+            continue
+        if _prunable(nodeid, run):
+            summary.pruned.append(nodeid)
+        else:
+            new_laws[nodeid] = entry
+            summary.kept.append(nodeid)
+    records = {k: LawRecord.from_json(v) for k, v in new_laws.items()}
+    gap_pages: dict[str, list[str]] = {}
+    for nodeid, rec in records.items():
+        if rec.known_gap:
+            gap_pages.setdefault(rec.known_gap, []).append(nodeid)
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "complete": True,
+        "environment": env,
+        "laws": [new_laws[k] for k in sorted(new_laws)],
+        "gaps": gap_list(gap_pages, records),
+    }
+    return data, summary
+
+
+def _prunable(nodeid: str, run: LawSession) -> bool:
+    """Whether this run would have run `nodeid` had it still existed."""
+    if nodeid in run.collected or nodeid in run.deselected or run.leaves_files_out or run.collect_errors:
+        return False
+    if any(covers([m], nodeid) for m in run.skipped_modules):
+        return False
+    return covers(run.collect_args, nodeid)

@@ -44,9 +44,13 @@ def covers(args: Iterable[str], target: str) -> bool:
     return False
 
 
+def leaves_files_out(config: pytest.Config) -> bool:
+    """Whether this run skips files under its paths on purpose, beyond -k/-m deselection."""
+    return bool(config.getoption("lf", False) or config.getoption("ignore", None)
+                or config.getoption("ignore_glob", None))
+
+
 def whole_run(config: pytest.Config, args: Iterable[str]) -> bool:
     """Whether this run collects the whole suite: from the rootdir or testpaths, nothing left out."""
     from_testpaths = getattr(config, "args_source", None) == pytest.Config.ArgsSource.TESTPATHS
-    left_out = (config.getoption("lf", False) or config.getoption("ignore", None)
-                or config.getoption("ignore_glob", None))
-    return (from_testpaths or "." in args) and not left_out
+    return (from_testpaths or "." in args) and not leaves_files_out(config)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_physlaw import files
 from pytest_physlaw.markdown import table
 from pytest_physlaw.record import LawRecord
 from pytest_physlaw.session import LawSession
@@ -125,7 +126,4 @@ def quantity_lines(entry: Entry) -> list[str]:
 
 
 def write_spec(path: str | Path, run: LawSession, root: Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(run, root), encoding="utf-8")
-    return path
+    return files.write_text(path, render(run, root))

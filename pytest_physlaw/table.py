@@ -1,8 +1,9 @@
 """The terminal summary: a "physics laws" section with one row per check and the gaps, and a
 "law regressions" section when the baseline gate fails the run.
 
-`-q` keeps only the rows that need attention (failed unexpectedly or drifted) and the counts.
-The rows are also what the Markdown table shows.
+`-q` keeps only the rows that need attention (failed unexpectedly or drifted) and the counts; by
+default passing rows beyond the first FOLD_AFTER are folded into a count per file (`-v` shows every
+row; the report keeps them all). The rows are also what the Markdown table shows.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from pytest_physlaw.record import LawRecord
 from pytest_physlaw.report import gaps
 from pytest_physlaw.session import LawSession
 
-HEADER = ("law", "quantity", "value", "bound", "margin", "outcome")
+HEADER = ("law", "id", "quantity", "value", "bound", "margin", "outcome")
 LAW_WIDTH = 48
+FOLD_AFTER = 200
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,7 @@ class Row:
     """One check of one law as the tables show it."""
 
     law: str
+    law_id: str
     quantity: str
     value: str
     bound: str
@@ -33,7 +36,7 @@ class Row:
     attention: bool  # failed unexpectedly or drifted: kept by -q
 
     def cells(self) -> tuple[str, ...]:
-        return (self.law, self.quantity, self.value, self.bound, self.margin, self.outcome)
+        return (self.law, self.law_id, self.quantity, self.value, self.bound, self.margin, self.outcome)
 
 
 def check_rows(run: LawSession, gate: GateResult | None = None) -> list[Row]:
@@ -42,7 +45,8 @@ def check_rows(run: LawSession, gate: GateResult | None = None) -> list[Row]:
     rows: list[Row] = []
     for law in run.sorted_records():
         if not law.checks:
-            rows.append(Row(law.nodeid, "-", "-", "-", "-", law.outcome, law.outcome in ("failed", "error")))
+            rows.append(Row(law.nodeid, _law_id(law), "-", "-", "-", "-", law.outcome,
+                            law.outcome in ("failed", "crashed", "error")))
             continue
         gap_held = _gap_held(law)
         all_passed = all(c.passed for c in law.checks)
@@ -53,16 +57,21 @@ def check_rows(run: LawSession, gate: GateResult | None = None) -> list[Row]:
                 outcome, failing = "gap", False
             else:
                 outcome, failing = "FAIL", True
-            if all_passed and law.outcome in ("failed", "error", "xpassed"):
+            if all_passed and law.outcome in ("failed", "crashed", "error", "xpassed"):
                 outcome += " (gap closed)" if law.known_gap else f" (test {law.outcome})"
                 failing = True
             flagged = (law.nodeid, c.quantity) in drifted
             if flagged:
                 outcome += ", DRIFT"
             count = f" x{c.count}" if c.count > 1 else ""
-            rows.append(Row(law.nodeid, c.quantity + count, c.value_text(), c.bound,
+            rows.append(Row(law.nodeid, _law_id(law), c.quantity + count, c.value_text(), c.bound,
                             f"{c.margin:.3g}", outcome, failing or flagged))
     return rows
+
+
+def _law_id(law: LawRecord) -> str:
+    """The explicit law id, "" for a law named only by its function."""
+    return (law.law or "") if law.identity else ""
 
 
 def _gap_held(law: LawRecord) -> bool:
@@ -75,7 +84,13 @@ def plural(n: int, noun: str) -> str:
 
 
 def _tally(counter: Counter) -> str:
-    return " (" + ", ".join(f"{n} {k}" for k, n in sorted(counter.items())) + ")" if counter else ""
+    """Outcomes in pytest's words: a crashed law is one of the failed (pytest counts it so)."""
+    crashed = counter.pop("crashed", 0)
+    if crashed:
+        counter["failed"] += crashed
+    parts = [f"{n} {k}" + (f" ({crashed} crashed)" if k == "failed" and crashed else "")
+             for k, n in sorted(counter.items())]
+    return " (" + ", ".join(parts) + ")" if parts else ""
 
 
 def counts(run: LawSession, gate: GateResult | None = None) -> str:
@@ -130,7 +145,9 @@ def law_lines(rows: list[Row], width: int = 0) -> list[str]:
         path, _, name = row.law.partition("::")
         if path != (last or "").partition("::")[0]:
             files[len(cells)] = path
-        cells.append(("  " + shorten(name, name_width) if row.law != last else "", *row.cells()[1:]))
+        first = row.law != last
+        cells.append(("  " + shorten(name, name_width) if first else "", row.law_id if first else "",
+                      *row.cells()[2:]))
         last = row.law
     lines = []
     for i, line in enumerate(align(cells)):
@@ -154,6 +171,20 @@ def gap_lines(run: LawSession) -> list[str]:
     return align(rows)
 
 
+def fold(rows: list[Row], keep: int = FOLD_AFTER) -> tuple[list[Row], Counter]:
+    """The rows to show (every one that needs attention, and passing ones up to `keep`), and the
+    passing rows left out, counted per file."""
+    shown, folded, passing = [], Counter(), 0
+    for row in rows:
+        if not row.attention:
+            passing += 1
+            if passing > keep:
+                folded[row.law.partition("::")[0]] += 1
+                continue
+        shown.append(row)
+    return shown, folded
+
+
 def write_summary(terminalreporter: Any, run: LawSession, gate: GateResult | None, verbosity: int) -> None:
     """The "physics laws" section, then "law regressions" when the gate found any."""
     if not run.records:  # nothing ran (--collect-only, no laws, all deselected)
@@ -162,10 +193,15 @@ def write_summary(terminalreporter: Any, run: LawSession, gate: GateResult | Non
     quiet = verbosity < 0
     rows = check_rows(run, gate)
     shown = [r for r in rows if r.attention] if quiet else rows
+    folded: Counter = Counter()
+    if verbosity < 1 and not quiet and len(rows) > FOLD_AFTER:
+        shown, folded = fold(rows)
     tr.write_sep("=", "physics laws")
     if shown:
         for line in law_lines(shown, getattr(getattr(tr, "_tw", None), "fullwidth", 0)):
             tr.write_line(line)
+    for path, n in sorted(folded.items()):
+        tr.write_line(f"{path}: {plural(n, 'more passing check')} folded (-v shows every row)")
     if run.gap_pages and not quiet:
         tr.write_line("")
         for line in gap_lines(run):

@@ -68,8 +68,8 @@ def test_only_a_law_violation_keeps_a_gap_and_a_pass_closes_it_naming_the_page(g
     assert outcomes == {
         "test_gap_holds": ("xfailed", "docs/known_gaps/proxy-mass.md"),
         "test_gap_closed": ("xpassed", "docs/known_gaps/proxy-mass.md"),
-        "test_gap_crashes": ("error", "docs/known_gaps/proxy-mass.md"),
-        "test_gap_misused": ("error", "docs/known_gaps/proxy-mass.md"),
+        "test_gap_crashes": ("crashed", "docs/known_gaps/proxy-mass.md"),
+        "test_gap_misused": ("crashed", "docs/known_gaps/proxy-mass.md"),
         "test_gap_plain_assert": ("failed", "docs/known_gaps/proxy-mass.md"),
     }
     assert law_state(result).gap_pages == {"docs/known_gaps/proxy-mass.md": sorted(records)}

@@ -102,7 +102,7 @@ def test_misuse_makes_the_test_error_naming_the_quantity_not_fail_as_a_law(pytes
     for text in ("no bound given", "near cannot be combined", "empty band", "must be finite and >= 0",
                  "is not a real number", "value is None", "near needs a tolerance"):
         assert text in out
-    assert {r.outcome for r in law_state(result).records.values()} == {"error"}
+    assert {r.outcome for r in law_state(result).records.values()} == {"crashed"}
 
 
 def test_a_test_that_requests_law_is_a_law_and_minus_m_law_selects_it(pytester):

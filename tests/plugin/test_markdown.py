@@ -31,7 +31,7 @@ def test_render_puts_problems_and_regressions_first_then_laws_gaps_and_notes():
                                      "### Baseline notes")]
     assert order == sorted(order)
     assert "- a.py::test_x [x]: margin moved" in text
-    assert "| `a.py::test_x` | x | 2 m | <= 1 | -1 | gap, DRIFT |" in text
+    assert "| `a.py::test_x` |  | x | 2 m | <= 1 | -1 | gap, DRIFT |" in text
     assert "| g.md | `a.py::test_x` | open |" in text
 
 
@@ -51,7 +51,7 @@ def test_the_option_writes_markdown_and_appends_to_the_step_summary(pytester, mo
     assert result.ret == 0
     text = (pytester.path / "out" / "table.md").read_text()
     assert text.startswith("## Physics laws")
-    assert "| `test_laws.py::test_x` | x | 5 m | <= 10 | 0.5 | pass |" in text
+    assert "| `test_laws.py::test_x` |  | x | 5 m | <= 10 | 0.5 | pass |" in text
     assert summary.read_text() == "earlier step\n" + text + "\n"
 
 
@@ -63,7 +63,7 @@ def test_the_markdown_lists_the_regressions(pytester, monkeypatch):
     result = pytester.runpytest("--law-baseline", "base.json", "--law-markdown", "table.md")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     text = (pytester.path / "table.md").read_text()
-    assert "### Law regressions" in text and "test_laws.py::test_x [x]: margin 0.5 -> 0.1" in text
+    assert "### Law regressions" in text and "test_laws.py::test_x [x]: value 5 m -> 9 m (+80%) moved more" in text
 
 
 def test_without_the_option_nothing_is_appended(pytester, monkeypatch):

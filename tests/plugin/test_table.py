@@ -58,7 +58,7 @@ def test_long_test_names_are_shortened_to_fit():
 
 def test_rows_sit_under_their_file_a_laws_name_once_and_columns_align():
     lines = law_lines(check_rows(sample_run()))
-    assert lines[0].split() == ["law", "quantity", "value", "bound", "margin", "outcome"]
+    assert lines[0].split() == ["law", "id", "quantity", "value", "bound", "margin", "outcome"]
     assert lines[1] == "laws/a.py" and lines[2].startswith("  test_bad ")
     col = lines[0].index("quantity")
     assert all(line[col - 2:col] == "  " for line in lines[2:])

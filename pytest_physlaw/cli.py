@@ -1,0 +1,192 @@
+"""`pytest-physlaw`: the gate, the law table and sharded CI on saved reports, without running tests.
+
+  pytest-physlaw compare OLD.json NEW.json [--markdown PATH]   the gate's rules; exit 1 on regressions
+  pytest-physlaw show REPORT.json [-q | -v]                     the law table of a saved report
+  pytest-physlaw merge A.json B.json ... -o ALL.json            shards of one run as one report
+
+Exit status: 0 fine, 1 regressions (compare), 2 a bad file or bad arguments (a message, never a
+traceback). Also `python -m pytest_physlaw`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from pytest_physlaw import files, gate, markdown, report, reportfile, table
+from pytest_physlaw.record import LawRecord
+from pytest_physlaw.session import LawSession
+
+FINDING_HEADER = ("law", "quantity", "old", "new", "change", "tolerance", "why")
+
+
+class CommandError(Exception):
+    """A bad file or argument: the message is printed, exit status 2."""
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args, out)
+    except (CommandError, reportfile.ReportError) as exc:
+        print(f"pytest-physlaw {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pytest-physlaw", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("compare", help="the baseline gate on two saved reports: OLD is the baseline")
+    p.add_argument("old", metavar="OLD.json")
+    p.add_argument("new", metavar="NEW.json")
+    p.add_argument("--markdown", metavar="PATH", help="also write the findings as Markdown to PATH")
+    p.add_argument("-q", "--quiet", action="store_true", help="regressions only, no notes")
+    p.set_defaults(func=compare_command)
+    p = sub.add_parser("show", help="the law table of a saved report")
+    p.add_argument("report", metavar="REPORT.json")
+    p.add_argument("-q", "--quiet", action="store_true", help="only rows that need attention")
+    p.add_argument("-v", "--verbose", action="store_true", help="every row, none folded")
+    p.set_defaults(func=show_command)
+    p = sub.add_parser("merge", help="merge the reports of a sharded run into one")
+    p.add_argument("reports", metavar="REPORT.json", nargs="+")
+    p.add_argument("-o", "--output", metavar="ALL.json", required=True)
+    p.set_defaults(func=merge_command)
+    return parser
+
+
+def _complete(data: dict[str, Any], name: str, what: str) -> None:
+    if not data.get("complete", True):
+        raise CommandError(f"{name} is the report of an incomplete run ({data.get('incomplete')}); "
+                           f"it cannot serve as {what}")
+
+
+def compare_command(args: argparse.Namespace, out: TextIO) -> int:
+    old = reportfile.read(args.old, args.old)
+    new = reportfile.read(args.new, args.new)
+    _complete(old, args.old, "a baseline")
+    _complete(new, args.new, "the run to gate")
+    result = gate.compare(gate.Baseline(reportfile.laws(old), reportfile.versions(old)),
+                          LawSession.from_report(new), reportfile.versions(new))
+    notes = [] if args.quiet else result.notes
+    out.write(render_findings(result.regressions, notes, args.old, args.new))
+    if args.markdown:
+        _write(args.markdown, findings_markdown(result.regressions, result.notes, args.old, args.new))
+    return 1 if result.regressions else 0
+
+
+def _write(path: str, text: str) -> None:
+    problem = files.output_problem(Path(path))
+    if problem:
+        raise CommandError(f"{path}: {problem}")
+    files.write_text(path, text)
+
+
+def finding_rows(findings: list[gate.Finding]) -> list[tuple[str, ...]]:
+    """One row per finding; a finding without values says its message in the `change` column."""
+    return [(f.nodeid, f.quantity or "-", f.old, f.new, f.change or f.message, f.tolerance, f.why) for f in findings]
+
+
+def render_findings(regressions: list[gate.Finding], notes: list[gate.Finding], old: str, new: str) -> str:
+    lines = [f"law gate: {old} -> {new}: {table.plural(len(regressions), 'regression')}, "
+             f"{table.plural(len(notes), 'note')}"]
+    for title, findings in (("regressions", regressions), ("notes", notes)):
+        if findings:
+            lines += ["", f"{title}:"] + table.align([FINDING_HEADER, *finding_rows(findings)])
+    return "\n".join(lines) + "\n"
+
+
+def findings_markdown(regressions: list[gate.Finding], notes: list[gate.Finding], old: str, new: str) -> str:
+    lines = [f"## Law gate: `{old}` -> `{new}`", "",
+             f"{table.plural(len(regressions), 'regression')}, {table.plural(len(notes), 'note')}", ""]
+    for title, findings in (("Regressions", regressions), ("Notes", notes)):
+        if findings:
+            lines += [f"### {title}", ""] + markdown.table(FINDING_HEADER, finding_rows(findings)) + [""]
+    return "\n".join(lines)
+
+
+def show_command(args: argparse.Namespace, out: TextIO) -> int:
+    data = reportfile.read(args.report, args.report)
+    run = LawSession.from_report(data)
+    for gap in data.get("gaps", []):
+        if isinstance(gap, dict) and isinstance(gap.get("page"), str):
+            run.gap_pages[gap["page"]] = [t for t in gap.get("tests", []) if isinstance(t, str)]
+    writer = _LineWriter(out)
+    table.write_summary(writer, run, None, -1 if args.quiet else (1 if args.verbose else 0))
+    if not run.records:
+        out.write(f"{args.report}: no law\n")
+    if run.incomplete:
+        out.write(f"{args.report}: the report of an incomplete run ({run.incomplete})\n")
+    return 0
+
+
+class _LineWriter:
+    """The two methods of pytest's terminal reporter that `table.write_summary` uses."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def write_sep(self, sep: str, title: str, **_: Any) -> None:
+        self.out.write(f"{sep * 3} {title} {sep * 3}\n")
+
+    def write_line(self, line: str, **_: Any) -> None:
+        self.out.write(line + "\n")
+
+
+def merge_command(args: argparse.Namespace, out: TextIO) -> int:
+    shards = [(name, reportfile.read(name, name)) for name in args.reports]
+    merged = merge_reports(shards)
+    _write(args.output, report.dumps(merged))
+    out.write(f"{args.output}: {table.plural(len(merged['laws']), 'law')} from "
+              f"{table.plural(len(shards), 'report')}\n")
+    return 0
+
+
+def merge_reports(shards: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Reports of slices of one suite as the report of the whole run.
+
+    Laws are united (one reported by two shards is an error naming both); a law any shard ran is
+    neither deselected nor "not run"; collection paths, skipped modules and gap keepers are united;
+    the environments must agree on package versions (one run has one environment).
+    """
+    laws: dict[str, tuple[str, dict[str, Any]]] = {}
+    for name, data in shards:
+        for law in data["laws"]:
+            if law["nodeid"] in laws:
+                raise CommandError(f"law {law['nodeid']} is in two reports: {laws[law['nodeid']][0]} and {name}")
+            laws[law["nodeid"]] = (name, law)
+    first_name, first = shards[0]
+    for name, data in shards[1:]:
+        if reportfile.versions(data) != reportfile.versions(first):
+            raise CommandError(f"{name} ran with other package versions than {first_name} "
+                               f"({reportfile.versions(data)} against {reportfile.versions(first)}): not one run")
+    runs = [data.get("run", {}) for _, data in shards]
+    ran = set(laws)
+    gap_pages: dict[str, set[str]] = {}
+    for _, data in shards:
+        for gap in data.get("gaps", []):
+            gap_pages.setdefault(gap["page"], set()).update(gap.get("tests", []))
+    records = {k: LawRecord.from_json(v) for k, (_, v) in laws.items()}
+    incomplete = [f"{name}: {data.get('incomplete')}" for name, data in shards if not data.get("complete", True)]
+    merged: dict[str, Any] = {
+        "schema_version": first["schema_version"],
+        "complete": not incomplete,
+        "environment": first.get("environment", {}),
+        "run": {
+            "collect_args": sorted({a for r in runs for a in r.get("collect_args", [])}),
+            "deselected": sorted({d for r in runs for d in r.get("deselected", [])} - ran),
+            "not_run": sorted({d for r in runs for d in r.get("not_run", [])} - ran),
+            "skipped_modules": dict(sorted({k: v for r in runs for k, v in r.get("skipped_modules", {}).items()}.items())),
+            "leaves_files_out": any(r.get("leaves_files_out", False) for r in runs),
+        },
+        "laws": [laws[k][1] for k in sorted(laws)],
+        "gaps": report.gap_list({p: sorted(t) for p, t in gap_pages.items()}, records),
+    }
+    if incomplete:
+        merged["incomplete"] = "; ".join(incomplete)
+    reportfile.validate(merged, "the merged report")
+    return merged
