@@ -20,6 +20,13 @@ def positive_number(name: str, value: object) -> float:
     return number
 
 
+def boolean(name: str, value: object) -> bool:
+    """`value` as a bool if it is True or False (numpy's too), else a ValueError naming `name`."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def force_vector(force: object) -> np.ndarray:
     """`force` as a float array of shape (3,), or a ValueError naming `force`."""
     try:

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import mujoco
 import numpy as np
 
-from coupling._inputs import matching_data, mj_model, moving_body
+from coupling._inputs import boolean, matching_data, moving_body
 
 
 def forward_position(model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -164,12 +164,6 @@ def _constrained_mobility_of(
     return 0.5 * (mobility + mobility.transpose(0, 2, 1))
 
 
-def _check_equality(equality: object) -> bool:
-    if not isinstance(equality, (bool, np.bool_)):
-        raise ValueError(f"equality must be True or False, got {equality!r}")
-    return bool(equality)
-
-
 def _mobility(model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray, equality: bool) -> np.ndarray:
     """The free W of `ids`, or W_c when `equality` and the model has an active equality row."""
     if equality and ids.size:
@@ -192,7 +186,7 @@ def mobility_many(
     rigid (one mj_solveM2 over every body's rows and the equality rows; no packing by tree).
     """
     data = matching_data(model, data)
-    equality = _check_equality(equality)
+    equality = boolean("equality", equality)
     if isinstance(bodies, (str, bytes, int, np.integer)) or not hasattr(bodies, "__iter__"):
         raise ValueError(f"bodies must be a sequence of body ids or names, got {bodies!r}")
     ids = np.array([moving_body(model, body, f"bodies[{i}]") for i, body in enumerate(bodies)], dtype=int)
@@ -205,7 +199,7 @@ def mobility(model: mujoco.MjModel, data: mujoco.MjData, body: int | str, *, equ
     `equality=True`: W_c, with the model's active equality constraints held rigid (module docstring).
     """
     data = matching_data(model, data)
-    equality = _check_equality(equality)
+    equality = boolean("equality", equality)
     return _mobility(model, data, np.array([moving_body(model, body)]), equality)[0]
 
 
@@ -215,7 +209,7 @@ def mobility0(model: mujoco.MjModel, body: int | str, *, equality: bool = False)
     `equality=True`: W_c there, with the equalities active at the start (`eq_active0`) held rigid.
     """
     moving_body(model, body)
-    equality = _check_equality(equality)
+    equality = boolean("equality", equality)
     data = mujoco.MjData(model)
     forward_position(model, data)
     return mobility(model, data, body, equality=equality)
