@@ -21,7 +21,7 @@ mobility is the Schur complement
 
     W_c = W - J M^-1 G^T (G M^-1 G^T)^+ G M^-1 J^T,
 
-taken in its half-solved form: with H = D^-1/2 L^-T [J; G]^T from one `mj_solveM2`, W_c = P P^T
+taken in its half-solved form: with H = D^-1/2 L^-T [J; G]^T from `mj_solveM2`, W_c = P P^T
 where P is H_J with its component in the row space of H_G removed. That row space comes from an
 SVD of H_G, dropping singular values below `RANK_TOLERANCE` times the largest: redundant rows
 (a `connect` whose out-of-plane row is zero in a planar linkage, two equalities saying the same
@@ -149,19 +149,24 @@ def _row_space(rows: np.ndarray) -> np.ndarray:
 def _constrained_mobility_of(
     model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray, G: np.ndarray
 ) -> np.ndarray:
-    """W_c of each body in `ids` with the rows G held rigid: one mj_solveM2 over [J_1; ...; J_n; G]."""
+    """W_c of each body in `ids` with the rows G held rigid: mj_solveM2 over G, then over bodies in chunks."""
     n, nv = ids.size, model.nv
-    stacked = np.zeros((6 * n + G.shape[0], nv))
-    for i, body in enumerate(ids.tolist()):
-        mujoco.mj_jacBodyCom(model, data, stacked[6 * i : 6 * i + 3], stacked[6 * i + 3 : 6 * i + 6], body)
-    stacked[6 * n :] = G
-    half = np.empty_like(stacked)
-    mujoco.mj_solveM2(model, data, half, stacked, np.sqrt(data.qLDiagInv))
-    basis = _row_space(half[6 * n :])
-    body_half = half[: 6 * n].reshape(n, 6, nv)
-    free_part = body_half - (body_half @ basis.T) @ basis  # the motion the equalities leave
-    mobility = free_part @ free_part.transpose(0, 2, 1)
-    return 0.5 * (mobility + mobility.transpose(0, 2, 1))
+    sqrt_inv_d = np.sqrt(data.qLDiagInv)
+    half_g = np.empty_like(G)
+    mujoco.mj_solveM2(model, data, half_g, np.ascontiguousarray(G), sqrt_inv_d)
+    basis = _row_space(half_g)
+    result = np.empty((n, 6, 6))
+    per_chunk = max(1, _CHUNK_BYTES // (6 * nv * 8))
+    for first in range(0, n, per_chunk):
+        chunk = ids[first : first + per_chunk].tolist()
+        rows = np.zeros((len(chunk), 6, nv))
+        for i, body in enumerate(chunk):
+            mujoco.mj_jacBodyCom(model, data, rows[i, :3], rows[i, 3:], body)
+        half = np.empty_like(rows)
+        mujoco.mj_solveM2(model, data, half.reshape(-1, nv), rows.reshape(-1, nv), sqrt_inv_d)
+        free_part = half - (half @ basis.T) @ basis  # the motion the equalities leave
+        result[first : first + len(chunk)] = free_part @ free_part.transpose(0, 2, 1)
+    return 0.5 * (result + result.transpose(0, 2, 1))
 
 
 def _mobility(model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray, equality: bool) -> np.ndarray:
@@ -183,7 +188,7 @@ def mobility_many(
     bodies of different kinematic trees packed into the same rows (M is block diagonal over trees),
     then X X^T over each body's own tree dofs only. `bodies` holds ids or names; an empty one gives
     shape (0, 6, 6). Returns (n, 6, 6). `equality=True`: W_c, the active equality constraints held
-    rigid (one mj_solveM2 over every body's rows and the equality rows; no packing by tree).
+    rigid (the bodies' rows solved in chunks, not packed by tree: equalities may tie trees together).
     """
     data = matching_data(model, data)
     equality = boolean("equality", equality)

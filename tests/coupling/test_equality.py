@@ -154,3 +154,13 @@ def test_equality_must_be_a_bool(value):
     ):
         with pytest.raises(ValueError, match="^equality must be True or False"):
             call()
+
+
+def test_held_mobility_many_in_chunks_of_one_body_equals_one_chunk(monkeypatch):
+    from coupling import spatial_mobility
+
+    model, data = _kinds()
+    names = ["a", "b", "c", "d", "e"]
+    whole = mobility_many(model, data, names, equality=True)
+    monkeypatch.setattr(spatial_mobility, "_CHUNK_BYTES", 1)  # one body per mj_solveM2 call
+    np.testing.assert_array_equal(mobility_many(model, data, names, equality=True), whole)
