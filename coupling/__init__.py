@@ -4,6 +4,11 @@
 - `coupling.masses`: `scalar_mass` (3 / trace W_tt), `axis_mass` (1 / lambda_max W_tt), `mobile_axis`.
 - `coupling.proxies`: `ScalarProxy`, `TensorProxy`, `proxy()` and its environment switches.
 - `coupling.exchange`: `interface_bound`, `stiffness_cap`, `strong_pair`, `exchange_mass`.
+
+`equality=True` (mobility, mobility0, mobility_many, exchange_mass, proxy and both proxies) holds the
+model's active equality constraints rigid: W_c, the Schur complement of W over MuJoCo's equality
+rows. Bad input is refused with a ValueError naming the argument: a model that is not an MjModel,
+data of another model, a W that is not a finite symmetric positive semi-definite 3 x 3 or 6 x 6.
 """
 
 from coupling.exchange import exchange_mass, interface_bound, stiffness_cap, strong_pair

@@ -4,20 +4,27 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 
 import mujoco
 import numpy as np
 
 
-def positive_number(name: str, value: object, *, allow_inf: bool = False) -> float:
+def positive_number(name: str, value: object) -> float:
     """`value` as a float, or a ValueError naming `name` if it is not a finite positive real."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a positive real number, got {value!r}")
     number = float(value)
-    if math.isnan(number) or number <= 0.0 or (math.isinf(number) and not allow_inf):
-        kind = "a positive real number" + (" or math.inf" if allow_inf else " (finite)")
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    if not math.isfinite(number) or number <= 0.0:
+        raise ValueError(f"{name} must be a positive real number (finite), got {value!r}")
     return number
+
+
+def boolean(name: str, value: object) -> bool:
+    """`value` as a bool if it is True or False (numpy's too), else a ValueError naming `name`."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def force_vector(force: object) -> np.ndarray:
@@ -33,10 +40,62 @@ def force_vector(force: object) -> np.ndarray:
     return vector
 
 
+def mj_model(model: object, name: str = "model") -> mujoco.MjModel:
+    """`model` if it is a compiled `mujoco.MjModel`, else a ValueError naming `name` and what was passed."""
+    if isinstance(model, mujoco.MjModel):
+        return model
+    hint = ""
+    if isinstance(model, mujoco.MjData):
+        hint = " (an MjData; pass its model, data.model)"
+    elif isinstance(model, mujoco.MjSpec):
+        hint = " (an MjSpec; compile it first, spec.compile())"
+    elif isinstance(model, (str, bytes, os.PathLike)):
+        hint = " (a path or XML; load it first, mujoco.MjModel.from_xml_path(...))"
+    raise ValueError(f"{name} must be a mujoco.MjModel, got {type(model).__name__}{hint}")
+
+
+# What W = J M^-1 J^T (and its equality-constrained form) depends on: two models that agree on all
+# of these give the same mobility, so data of one is as good as data of the other (a copy.copy of
+# the model, say). Sizes come first, so that the arrays compared have the same shapes.
+_SIZES = ("nq", "nv", "nbody", "njnt", "neq", "ntendon", "nwrap", "nmocap", "nflex")
+_FINGERPRINT = (
+    "body_parentid", "body_mass", "body_inertia", "body_pos", "body_quat", "body_ipos", "body_iquat",
+    "jnt_type", "jnt_bodyid", "jnt_pos", "jnt_axis", "dof_armature", "qpos0",
+    "eq_type", "eq_obj1id", "eq_obj2id", "eq_data", "tendon_armature", "wrap_objid",
+)
+
+
+def _model_difference(owner: mujoco.MjModel, model: mujoco.MjModel) -> str | None:
+    """The first size or array (of those W depends on) where two models differ, or None if none does."""
+    for size in _SIZES:
+        if getattr(owner, size, 0) != getattr(model, size, 0):
+            return f"{size} {getattr(owner, size)} vs {getattr(model, size)}"
+    for field in _FINGERPRINT:
+        mine, theirs = getattr(owner, field, None), getattr(model, field, None)
+        if mine is not None and theirs is not None and not np.array_equal(mine, theirs):
+            return field
+    return None
+
+
 def matching_data(model: mujoco.MjModel, data: object, name: str = "data") -> mujoco.MjData:
-    """`data` if it is an MjData sized for `model`, else a ValueError naming `name`."""
+    """`data` if it is an MjData of `model`, else a ValueError naming `name`.
+
+    MuJoCo's MjData knows its model (`data.model`, in 3.14 and 4.0): data of `model` itself passes
+    at once. Data of another model passes only if that model agrees with `model` on every size and
+    array the mobility depends on (`_FINGERPRINT`: the body tree, inertias, joints, armature,
+    equalities, tendons): a copy of the model, not a different robot with the same sizes.
+    """
+    model = mj_model(model)
     if not isinstance(data, mujoco.MjData):
         raise ValueError(f"{name} must be a mujoco.MjData, got {type(data).__name__}")
+    owner = getattr(data, "model", None)
+    if owner is model:
+        return data
+    if owner is not None:
+        difference = _model_difference(owner, model)
+        if difference is not None:
+            raise ValueError(f"{name} does not belong to this model (its model differs: {difference})")
+        return data
     if data.qpos.shape != (model.nq,) or data.qvel.shape != (model.nv,) or data.xpos.shape != (model.nbody, 3):
         raise ValueError(
             f"{name} does not belong to this model (nq {data.qpos.size} vs {model.nq}, "
@@ -52,6 +111,7 @@ def moving_body(model: mujoco.MjModel, body: object, name: str = "body") -> int:
     kinematic chain (static and mocap bodies; MuJoCo's own test `body_dofnum[body_weldid] == 0`)
     are refused.
     """
+    model = mj_model(model)
     if isinstance(body, str):
         body_id = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, body)
         if body_id < 0:

@@ -33,15 +33,19 @@ def stiffness_cap(c: float, mass: float, dt_x: float) -> float:
 
 
 def strong_pair(mass_a: float, mass_b: float, ratio: float) -> bool:
-    """Whether max(mass_a, mass_b) / min(mass_a, mass_b) > `ratio` (>= 1): too unequal to exchange explicitly."""
-    a = positive_number("mass_a", mass_a, allow_inf=True)
-    b = positive_number("mass_b", mass_b, allow_inf=True)
+    """Whether max(mass_a, mass_b) / min(mass_a, mass_b) > `ratio` (>= 1): too unequal to exchange explicitly.
+
+    Both masses must be finite: an infinite axis mass (a centre of mass that cannot translate) has
+    nothing to exchange, and two of them would compare through inf / inf = NaN.
+    """
+    a = positive_number("mass_a", mass_a)
+    b = positive_number("mass_b", mass_b)
     limit = positive_number("ratio", ratio)
     if limit < 1.0:
         raise ValueError(f"ratio must be >= 1 (a heavier-over-lighter mass ratio), got {ratio!r}")
     return bool(max(a, b) / min(a, b) > limit)
 
 
-def exchange_mass(model: mujoco.MjModel, body: int | str) -> float:
-    """The mass (kg) that sizes `body`'s exchange: `axis_mass(mobility0(model, body))`."""
-    return axis_mass(mobility0(model, body))
+def exchange_mass(model: mujoco.MjModel, body: int | str, *, equality: bool = False) -> float:
+    """The mass (kg) that sizes `body`'s exchange: `axis_mass(mobility0(model, body, equality=equality))`."""
+    return axis_mass(mobility0(model, body, equality=equality))

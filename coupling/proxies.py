@@ -26,6 +26,11 @@ Environment (read by `proxy()` only, so that side processes configured the same 
 `COUPLING_PROXY_TENSOR` = "1" builds tensor proxies, "0" or unset scalar ones;
 `COUPLING_PROXY_TENSOR_KAPPA` = the floor's kappa (a number >= 1 or "inf"; unset: 100).
 An explicit argument wins over the variable. Any other value is a ValueError naming the variable.
+
+`equality=True` builds either proxy from W_c, the mobility with the model's active equality
+constraints held rigid (`coupling.spatial_mobility`), at qpos0 and, with `pose="current"`, at
+every call. The default, False, is W as before, bit for bit: a linkage closed by equalities (a
+gripper's fingers) is then treated as free (docs/known_gaps/proxy-ignores-equality.md).
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from coupling._inputs import force_vector, matching_data, moving_body
+from coupling._inputs import boolean, force_vector, matching_data, mj_model, moving_body
 from coupling.masses import scalar_mass, translation_block
 from coupling.spatial_mobility import forward_position, mobility
 
@@ -136,16 +141,21 @@ class _Build:
     mobility0: np.ndarray
     rotation0: np.ndarray
     invariant: bool
+    equality: bool
 
 
-def _build(model: mujoco.MjModel, body: int | str, pose: object) -> _Build:
+def _build(model: mujoco.MjModel, body: int | str, pose: object, equality: object) -> _Build:
+    model = mj_model(model)
     body_id = moving_body(model, body)
     pose = _check_pose(pose)
+    equality = boolean("equality", equality)
     data0 = mujoco.MjData(model)
     forward_position(model, data0)
+    # Equality rows may tie the body to any tree and change with any pose: no invariance is assumed.
+    invariant = pose_invariant(model, body_id) and not (equality and model.neq)
     return _Build(
-        model, body_id, pose, mobility(model, data0, body_id), _body_rotation(data0, body_id),
-        pose_invariant(model, body_id),
+        model, body_id, pose, mobility(model, data0, body_id, equality=equality), _body_rotation(data0, body_id),
+        invariant, equality,
     )
 
 
@@ -154,8 +164,10 @@ class ScalarProxy:
 
     tensor = False
 
-    def __init__(self, model: mujoco.MjModel, body: int | str, *, pose: str = "qpos0") -> None:
-        self._init(_build(model, body, pose))
+    def __init__(
+        self, model: mujoco.MjModel, body: int | str, *, pose: str = "qpos0", equality: bool = False
+    ) -> None:
+        self._init(_build(model, body, pose, equality))
 
     @classmethod
     def _of(cls, build: _Build) -> ScalarProxy:
@@ -183,6 +195,11 @@ class ScalarProxy:
         return self._build.pose
 
     @property
+    def equality(self) -> bool:
+        """Whether W is taken with the model's active equality constraints held rigid (W_c)."""
+        return self._build.equality
+
+    @property
     def mass(self) -> float:
         """3 / trace(W_tt) at qpos0, in kg (1 / `body_invweight0` on MuJoCo's general path)."""
         return self._mass
@@ -198,7 +215,7 @@ class ScalarProxy:
         data = matching_data(build.model, data)
         if build.pose == "qpos0" or build.invariant:
             return np.eye(3) * (1.0 / self._mass)
-        return np.eye(3) * (1.0 / scalar_mass(mobility(build.model, data, build.body)))
+        return np.eye(3) * (1.0 / scalar_mass(mobility(build.model, data, build.body, equality=build.equality)))
 
     def answer(self, force: np.ndarray, data: mujoco.MjData) -> np.ndarray:
         """The proxy's acceleration (m/s^2, world frame) under `force` (N, world frame) at its centre of mass."""
@@ -206,7 +223,8 @@ class ScalarProxy:
         return self.inv_mass(data) @ force
 
     def __repr__(self) -> str:
-        return f"ScalarProxy(body={self.name!r}, mass={self._mass:.6g} kg, pose={self.pose!r})"
+        held = ", equality=True" if self.equality else ""
+        return f"ScalarProxy(body={self.name!r}, mass={self._mass:.6g} kg, pose={self.pose!r}{held})"
 
 
 class TensorProxy:
@@ -219,10 +237,16 @@ class TensorProxy:
     tensor = True
 
     def __init__(
-        self, model: mujoco.MjModel, body: int | str, *, kappa: float = DEFAULT_KAPPA, pose: str = "qpos0"
+        self,
+        model: mujoco.MjModel,
+        body: int | str,
+        *,
+        kappa: float = DEFAULT_KAPPA,
+        pose: str = "qpos0",
+        equality: bool = False,
     ) -> None:
         self._kappa = check_kappa(kappa)
-        build = _build(model, body, pose)
+        build = _build(model, body, pose, equality)
         self._build = build
         self._scalar = ScalarProxy._of(build)  # the path taken whenever W_tt is isotropic
         inv_mass0 = translation_block(build.mobility0)
@@ -233,6 +257,7 @@ class TensorProxy:
     body = ScalarProxy.body
     name = ScalarProxy.name
     pose = ScalarProxy.pose
+    equality = ScalarProxy.equality
     mobility0 = ScalarProxy.mobility0
 
     @property
@@ -267,7 +292,7 @@ class TensorProxy:
                 return self._scalar.inv_mass(data)
             rotation = _body_rotation(data, build.body)
             return rotation @ self._inv_mass_body @ rotation.T
-        current = translation_block(mobility(build.model, data, build.body))
+        current = translation_block(mobility(build.model, data, build.body, equality=build.equality))
         if is_isotropic(current):
             return np.eye(3) * (1.0 / scalar_mass(current))  # the pose="current" ScalarProxy's own sum
         return floor_eigenvalues(current, self._kappa)
@@ -280,8 +305,10 @@ class TensorProxy:
         return self.inv_mass(data) @ force
 
     def __repr__(self) -> str:
+        held = ", equality=True" if self.equality else ""
         return (
-            f"TensorProxy(body={self.name!r}, mass={self.mass:.6g} kg, kappa={self.kappa:g}, pose={self.pose!r})"
+            f"TensorProxy(body={self.name!r}, mass={self.mass:.6g} kg, kappa={self.kappa:g}, "
+            f"pose={self.pose!r}{held})"
         )
 
 
@@ -292,13 +319,16 @@ def proxy(
     tensor: bool | None = None,
     kappa: float | None = None,
     pose: str = "qpos0",
+    equality: bool = False,
 ) -> ScalarProxy | TensorProxy:
     """The proxy of `body`: a TensorProxy if `tensor` (None: `COUPLING_PROXY_TENSOR`), else a ScalarProxy.
 
     `kappa` (None: `COUPLING_PROXY_TENSOR_KAPPA`, default 100; math.inf: no floor) is the tensor's
     eigenvalue floor lambda_max / kappa; a scalar proxy checks it and has no use for it. `pose` is
     "qpos0" (W built once there) or "current" (W rebuilt from the data passed to `inv_mass`).
+    `equality=True` builds it from W_c, the model's active equality constraints held rigid.
     """
+    mj_model(model)
     if tensor is None:
         tensor = tensor_from_env()
     elif not isinstance(tensor, (bool, np.bool_)):
@@ -306,6 +336,8 @@ def proxy(
     pose = _check_pose(pose)
     if kappa is not None:
         kappa = check_kappa(kappa)
+    equality = boolean("equality", equality)
     if not tensor:
-        return ScalarProxy(model, body, pose=pose)
-    return TensorProxy(model, body, kappa=kappa_from_env() if kappa is None else kappa, pose=pose)
+        return ScalarProxy(model, body, pose=pose, equality=equality)
+    kappa = kappa_from_env() if kappa is None else kappa
+    return TensorProxy(model, body, kappa=kappa, pose=pose, equality=equality)

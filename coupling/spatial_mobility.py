@@ -12,20 +12,37 @@ What `data` must hold: the position stages at its current `qpos`, i.e. `mj_kinem
 `mj_forward` and `mj_fwdPosition` do all of them. After `mj_step` they lag `qpos` by one step
 (the step integrates after computing them): call `mj_forward` first when that matters. A data
 whose mass matrix was never factorised is refused.
+
+With `equality=True` the body's mobility is taken with the model's active equality constraints
+(connect, weld, joint, tendon; `data.eq_active`) held rigid. MuJoCo gives their Jacobian G: the
+rows of `efc_J` of type `mjCNSTR_EQUALITY` that `mj_makeConstraint` writes at the position stages
+in `data` (on a copy, so `data` is not touched; sparse or dense `efc_J` alike). The constrained
+mobility is the Schur complement
+
+    W_c = W - J M^-1 G^T (G M^-1 G^T)^+ G M^-1 J^T,
+
+taken in its half-solved form: with H = D^-1/2 L^-T [J; G]^T from `mj_solveM2`, W_c = P P^T
+where P is H_J with its component in the row space of H_G removed. That row space comes from an
+SVD of H_G, dropping singular values below `RANK_TOLERANCE` times the largest: redundant rows
+(a `connect` whose out-of-plane row is zero in a planar linkage, two equalities saying the same
+thing) are degenerate, not singular. W_c is positive semi-definite by construction, never a
+dense inverse of M. A model with no active equality row gives the free W, bit for bit.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 import mujoco
 import numpy as np
 
-from coupling._inputs import matching_data, moving_body
+from coupling._inputs import boolean, matching_data, moving_body
 
 
 def forward_position(model: mujoco.MjModel, data: mujoco.MjData) -> None:
     """Run the stages W needs at `data.qpos`, as `mj_setConst` runs them (no collision, no constraints)."""
+    data = matching_data(model, data)
     mujoco.mj_kinematics(model, data)
     mujoco.mj_comPos(model, data)
     mujoco.mj_tendon(model, data)  # tendon armature enters M in mj_makeM
@@ -101,30 +118,103 @@ def _mobility_of(model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray) ->
     return 0.5 * (mobility + mobility.transpose(0, 2, 1))
 
 
-def mobility_many(model: mujoco.MjModel, data: mujoco.MjData, bodies: Sequence[int | str]) -> np.ndarray:
+RANK_TOLERANCE = 1e-9  # of the largest singular value of H_G: round-off leaves a redundant row at ~1e-16
+
+
+def _equality_rows(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """G (k x nv): MuJoCo's Jacobian rows of the active equality constraints at the stages in `data`."""
+    if model.neq == 0:
+        return np.zeros((0, model.nv))
+    scratch = copy.copy(data)  # mj_makeConstraint rewrites the efc arrays; the caller's data keeps its own
+    mujoco.mj_makeConstraint(model, scratch)
+    nefc, nv = scratch.nefc, model.nv
+    if mujoco.mj_isSparse(model):
+        dense = np.zeros((nefc, nv))
+        mujoco.mju_sparse2dense(
+            dense, scratch.efc_J, scratch.efc_J_rownnz, scratch.efc_J_rowadr, scratch.efc_J_colind
+        )
+    else:
+        dense = scratch.efc_J[: nefc * nv].reshape(nefc, nv)
+    return dense[scratch.efc_type[:nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY].copy()
+
+
+def _row_space(rows: np.ndarray) -> np.ndarray:
+    """An orthonormal basis (r x nv) of the row space of `rows`, rank revealed at `RANK_TOLERANCE`."""
+    if rows.shape[0] == 0:
+        return rows
+    _, singular, basis = np.linalg.svd(rows, full_matrices=False)
+    return basis[singular > RANK_TOLERANCE * singular[0]] if singular[0] > 0 else basis[:0]
+
+
+def _constrained_mobility_of(
+    model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray, G: np.ndarray
+) -> np.ndarray:
+    """W_c of each body in `ids` with the rows G held rigid: mj_solveM2 over G, then over bodies in chunks."""
+    n, nv = ids.size, model.nv
+    sqrt_inv_d = np.sqrt(data.qLDiagInv)
+    half_g = np.empty_like(G)
+    mujoco.mj_solveM2(model, data, half_g, np.ascontiguousarray(G), sqrt_inv_d)
+    basis = _row_space(half_g)
+    result = np.empty((n, 6, 6))
+    per_chunk = max(1, _CHUNK_BYTES // (6 * nv * 8))
+    for first in range(0, n, per_chunk):
+        chunk = ids[first : first + per_chunk].tolist()
+        rows = np.zeros((len(chunk), 6, nv))
+        for i, body in enumerate(chunk):
+            mujoco.mj_jacBodyCom(model, data, rows[i, :3], rows[i, 3:], body)
+        half = np.empty_like(rows)
+        mujoco.mj_solveM2(model, data, half.reshape(-1, nv), rows.reshape(-1, nv), sqrt_inv_d)
+        free_part = half - (half @ basis.T) @ basis  # the motion the equalities leave
+        result[first : first + len(chunk)] = free_part @ free_part.transpose(0, 2, 1)
+    return 0.5 * (result + result.transpose(0, 2, 1))
+
+
+def _mobility(model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray, equality: bool) -> np.ndarray:
+    """The free W of `ids`, or W_c when `equality` and the model has an active equality row."""
+    if equality and ids.size:
+        _require_factorised(model, data)
+        G = _equality_rows(model, data)
+        if G.shape[0] and np.any(G):
+            return _constrained_mobility_of(model, data, ids, G)
+    return _mobility_of(model, data, ids)
+
+
+def mobility_many(
+    model: mujoco.MjModel, data: mujoco.MjData, bodies: Sequence[int | str], *, equality: bool = False
+) -> np.ndarray:
     """W = J M^-1 J^T (6 x 6, linear rows first) of each body in `bodies`, at the state in `data`.
 
     One `mj_jacBodyCom` per body, then one batched `mj_solveM2` over their Jacobian rows, with
     bodies of different kinematic trees packed into the same rows (M is block diagonal over trees),
     then X X^T over each body's own tree dofs only. `bodies` holds ids or names; an empty one gives
-    shape (0, 6, 6). Returns (n, 6, 6).
+    shape (0, 6, 6). Returns (n, 6, 6). `equality=True`: W_c, the active equality constraints held
+    rigid (the bodies' rows solved in chunks, not packed by tree: equalities may tie trees together).
     """
     data = matching_data(model, data)
+    equality = boolean("equality", equality)
     if isinstance(bodies, (str, bytes, int, np.integer)) or not hasattr(bodies, "__iter__"):
         raise ValueError(f"bodies must be a sequence of body ids or names, got {bodies!r}")
     ids = np.array([moving_body(model, body, f"bodies[{i}]") for i, body in enumerate(bodies)], dtype=int)
-    return _mobility_of(model, data, ids)
+    return _mobility(model, data, ids, equality)
 
 
-def mobility(model: mujoco.MjModel, data: mujoco.MjData, body: int | str) -> np.ndarray:
-    """W = J M^-1 J^T (6 x 6, linear rows first, world frame) of `body` at the state in `data`."""
+def mobility(model: mujoco.MjModel, data: mujoco.MjData, body: int | str, *, equality: bool = False) -> np.ndarray:
+    """W = J M^-1 J^T (6 x 6, linear rows first, world frame) of `body` at the state in `data`.
+
+    `equality=True`: W_c, with the model's active equality constraints held rigid (module docstring).
+    """
     data = matching_data(model, data)
-    return _mobility_of(model, data, np.array([moving_body(model, body)]))[0]
+    equality = boolean("equality", equality)
+    return _mobility(model, data, np.array([moving_body(model, body)]), equality)[0]
 
 
-def mobility0(model: mujoco.MjModel, body: int | str) -> np.ndarray:
-    """W of `body` at `model.qpos0`, computed on a fresh MjData (the pose `body_invweight0` uses)."""
+def mobility0(model: mujoco.MjModel, body: int | str, *, equality: bool = False) -> np.ndarray:
+    """W of `body` at `model.qpos0`, computed on a fresh MjData (the pose `body_invweight0` uses).
+
+    `equality=True`: W_c there, with the equalities active at the start (`eq_active0`) held rigid.
+    """
     moving_body(model, body)
+    equality = boolean("equality", equality)
     data = mujoco.MjData(model)
     forward_position(model, data)
-    return mobility(model, data, body)
+    return mobility(model, data, body, equality=equality)

@@ -125,3 +125,20 @@ def com_answer(model: mujoco.MjModel, data: mujoco.MjData, body: int, wrench: np
     jacp, jacr = np.zeros((3, model.nv)), np.zeros((3, model.nv))
     mujoco.mj_jacBodyCom(model, data, jacp, jacr, body)
     return np.concatenate([jacp @ (pushed - free), jacr @ (pushed - free)])
+
+
+def dense_constrained_mobility(model: mujoco.MjModel, data: mujoco.MjData, body: int) -> np.ndarray:
+    """The reference W_c = W - J M^-1 G^T (G M^-1 G^T)^+ G M^-1 J^T from dense M, dense solves and pinv.
+
+    G is MuJoCo's equality rows of efc_J after `mj_forward` (dense Jacobian models only).
+    """
+    mass_matrix = np.zeros((model.nv, model.nv))
+    mujoco.mj_fullM(model, data, mass_matrix)
+    jacp, jacr = np.zeros((3, model.nv)), np.zeros((3, model.nv))
+    mujoco.mj_jacBodyCom(model, data, jacp, jacr, body)
+    jacobian = np.vstack([jacp, jacr])
+    rows = data.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+    G = data.efc_J.reshape(data.nefc, model.nv)[rows]
+    inv_jt, inv_gt = np.linalg.solve(mass_matrix, jacobian.T), np.linalg.solve(mass_matrix, G.T)
+    coupling_block = jacobian @ inv_gt
+    return jacobian @ inv_jt - coupling_block @ np.linalg.pinv(G @ inv_gt, rcond=1e-9, hermitian=True) @ coupling_block.T

@@ -27,7 +27,6 @@ def test_a_pair_is_strong_when_the_heavier_outweighs_the_lighter_past_the_ratio(
     assert strong_pair(0.0012, 0.5, 100.0) and strong_pair(0.5, 0.0012, 100.0)
     assert not strong_pair(0.56, 1.0, 100.0)
     assert not strong_pair(1.0, 100.0, 100.0)  # the ratio itself is still explicit
-    assert strong_pair(1.0, math.inf, 100.0)  # a centre of mass that cannot translate
     assert type(strong_pair(1.0, 2.0, 1.5)) is bool
 
 
@@ -58,6 +57,10 @@ def test_a_slider_s_exchange_mass_is_its_own_mass():
         (lambda: strong_pair(1.0, -2.0, 10.0), "mass_b"),
         (lambda: strong_pair(1.0, 2.0, 0.5), "ratio"),
         (lambda: strong_pair(1.0, 2.0, math.nan), "ratio"),
+        (lambda: strong_pair(math.inf, math.inf, 10.0), "mass_a"),  # was False through inf / inf = NaN
+        (lambda: strong_pair(1.0, math.inf, 10.0), "mass_b"),
+        (lambda: strong_pair(math.nan, 1.0, 10.0), "mass_a"),
+        (lambda: strong_pair(1.0, "2", 10.0), "mass_b"),
         (lambda: exchange_mass(zoo(), "post"), "body"),
     ],
 )
