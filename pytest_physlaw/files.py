@@ -35,7 +35,7 @@ def output_problem(path: Path) -> str | None:
     real = target(path)
     try:
         mode = real.stat().st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         mode = None
     except OSError as exc:
         return f"cannot be examined: {exc.strerror or exc}"

@@ -135,7 +135,7 @@ def _write(run: LawSession, path: Path, write: Any, what: str, *, soft: bool = F
     except OSError as exc:
         message = f"{what}: could not write {path}: {exc.strerror or exc}"
         if soft:
-            run.notes.append(message)
+            run.warnings.append(message)
         else:
             run.problems.append(message)
         return False
@@ -170,6 +170,8 @@ def summary(terminalreporter: Any, config: pytest.Config) -> None:
         tr.write_line(config.stash[SAVE_LINE_KEY])
     if run.incomplete is not None and (BASELINE_KEY in config.stash):
         tr.write_line(f"the baseline gate did not run: this run is incomplete ({run.incomplete})", yellow=True)
+    for warning in run.warnings:
+        tr.write_line(f"physlaw warning: {warning}", yellow=True)
     if run.problems:
         tr.write_sep("=", "physics law problems", red=True, bold=True)
         for problem in run.problems:

@@ -100,12 +100,13 @@ class SaveSummary:
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    moved: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     pruned: list[str] = field(default_factory=list)
 
     def line(self, path: str) -> str:
         parts = [f"{len(v)} {k}" for k, v in (("added", self.added), ("updated", self.updated),
-                                              ("unchanged", self.unchanged), ("kept", self.kept),
+                                              ("unchanged", self.unchanged), ("moved", self.moved), ("kept", self.kept),
                                               ("pruned", self.pruned))]
         return f"law baseline {path}: " + ", ".join(parts)
 
@@ -132,12 +133,14 @@ def merge_baseline(old: dict[str, Any] | None, run: LawSession, env: dict[str, A
             summary.kept.append(before["nodeid"])
             continue
         new_laws[nodeid] = rec.to_json()
-        bucket = summary.added if before is None else (summary.unchanged if before == new_laws[nodeid] else summary.updated)
-        bucket.append(nodeid)
+        if before is None:
+            summary.added.append(nodeid)
+        elif before["nodeid"] != nodeid:
+            summary.moved.append(nodeid)
+        else:
+            (summary.unchanged if before == new_laws[nodeid] else summary.updated).append(nodeid)
     for nodeid, entry in old_laws.items():
         if nodeid in new_laws or nodeid in moved:
-            if nodeid in moved:
-                summary.pruned.append(nodeid)
             continue
         if _prunable(nodeid, run):
             summary.pruned.append(nodeid)

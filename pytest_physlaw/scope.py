@@ -7,6 +7,7 @@ a path lies under one of them, so that a law outside the run's paths is never ta
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -18,10 +19,12 @@ def collect_args(config: pytest.Config) -> list[str]:
     """The run's collection arguments, relative to the rootdir, posix, "." for the rootdir itself."""
     rootdir = Path(config.rootpath)
     base = Path(config.invocation_params.dir)
+    pyargs = bool(config.getoption("pyargs", False))
     out = []
     for arg in config.args:
         path, sep, rest = str(arg).partition("::")
-        full = Path(os.path.normpath(base / path))
+        module_path = module_file(path) if pyargs else None
+        full = Path(os.path.normpath(module_path or base / path))
         try:
             rel = full.relative_to(rootdir).as_posix()
         except ValueError:
@@ -29,6 +32,19 @@ def collect_args(config: pytest.Config) -> list[str]:
         rel = rel or "."
         out.append(rel + (sep + rest if sep else ""))
     return sorted(set(out))
+
+
+def module_file(name: str) -> str | None:
+    """Where `--pyargs` finds a dotted module name: the package's folder or the module's file."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError, AttributeError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return list(spec.submodule_search_locations)[0]
+    return spec.origin if spec.origin not in (None, "built-in", "frozen") else None
 
 
 def covers(args: Iterable[str], target: str) -> bool:

@@ -30,6 +30,7 @@ class LawSession:
                      a bad environment hook); each one a message naming the thing at fault.
     regressions:     the baseline gate's findings that fail the session.
     notes:           the gate's informational findings.
+    warnings:        what the plugin could not do but no one asked of it (the default report unwritable).
     environment:     extra report environment from `pytest_physlaw_environment` (all processes).
     incomplete:      why this run's records are not the whole of what it selected, or None.
     leaves_files_out: the run skips files under its paths on purpose (--lf, --ignore).
@@ -45,6 +46,7 @@ class LawSession:
     problems: list[str] = field(default_factory=list)
     regressions: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     environment: dict[str, Any] = field(default_factory=dict)
     incomplete: str | None = None
     leaves_files_out: bool = False
