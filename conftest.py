@@ -5,4 +5,5 @@ pytest_plugins = [
     "fixtures.bench_fixtures",
     "fixtures.coupling_fixtures",
     "fixtures.warp_fixtures",
+    "fixtures.newton_fixtures",
 ]
