@@ -1,6 +1,8 @@
 """What the plugin costs: N trivial law tests against the same N tests written as bare asserts.
 
     .venv/bin/python tests/plugin/bench_law_overhead.py [N [ROUNDS]]   (default 2000 tests, 3 rounds)
+    .venv/bin/python tests/plugin/bench_law_overhead.py --write DIR [N]  (only write the two suites, to
+        time them with your own tool: DIR/laws and DIR/asserts, each run as `python -m pytest -q`)
 
 Writes both suites to a temporary folder and runs them side by side in fresh pytest processes,
 interleaved for ROUNDS rounds (a shared machine is noisy: the minimum of each is kept), and prints
@@ -20,13 +22,17 @@ PER_FILE = 100
 
 LAW = '''
 def test_{i}(law):
-    """Trivial law {i}."""
+    """Trivial law {i}, three checks."""
     law.check("q", {i}.0, le={i}.0 + 1.0, unit="m", why="a bound")
+    law.check("r", {i}.0, ge={i}.0 - 1.0)
+    law.check("s", {i}.0, near={i}.0, abs=1e-9)
 '''
 ASSERT = '''
 def test_{i}():
-    """Trivial assert {i}."""
+    """Trivial assert {i}, three asserts."""
     assert {i}.0 <= {i}.0 + 1.0
+    assert {i}.0 >= {i}.0 - 1.0
+    assert abs({i}.0 - {i}.0) <= 1e-9
 '''
 
 
@@ -73,4 +79,10 @@ def main(n: int, rounds: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000, int(sys.argv[2]) if len(sys.argv) > 2 else 3)
+    if sys.argv[1:2] == ["--write"]:
+        out, count = Path(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 2000
+        out.mkdir(parents=True, exist_ok=True)
+        write_suite(out / "laws", LAW, count)
+        write_suite(out / "asserts", ASSERT, count)
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000, int(sys.argv[2]) if len(sys.argv) > 2 else 3)
