@@ -114,7 +114,8 @@ class SaveSummary:
 def merge_baseline(old: dict[str, Any] | None, run: LawSession, env: dict[str, Any]) -> tuple[dict[str, Any], SaveSummary]:
     """The baseline after this run: its laws merged into `old` (a validated baseline, or None).
 
-    A law this run ran replaces its entry (one that was skipped now keeps its old entry); a law that
+    A law this run ran replaces its entry (one that was skipped now keeps its old entry; a check exempt
+    from drift keeps its saved value while its verdict and bound hold); a law that
     moved (same identity, new nodeid) replaces its old nodeid; an old law this run did not run is kept,
     unless this run collected its path whole (not deselected, no file left out, no collection error,
     module not skipped) and it is gone: then it is pruned.
@@ -132,7 +133,7 @@ def merge_baseline(old: dict[str, Any] | None, run: LawSession, env: dict[str, A
             new_laws[before["nodeid"]] = before
             summary.kept.append(before["nodeid"])
             continue
-        new_laws[nodeid] = rec.to_json()
+        new_laws[nodeid] = _keep_exempt(before, rec.to_json())
         if before is None:
             summary.added.append(nodeid)
         elif before["nodeid"] != nodeid:
@@ -160,6 +161,21 @@ def merge_baseline(old: dict[str, Any] | None, run: LawSession, env: dict[str, A
         "gaps": gap_list(gap_pages, records),
     }
     return data, summary
+
+
+def _keep_exempt(before: dict[str, Any] | None, entry: dict[str, Any]) -> dict[str, Any]:
+    """`entry` with each drift-exempt check (a timing) as saved before while its verdict, bound and
+    unit are the same: the gate never compares its value, so rewriting it would only churn the diff."""
+    if before is None:
+        return entry
+    old = {c["quantity"]: c for c in before.get("checks", [])}
+    same = ("bound", "bounds", "passed", "unit", "drift")
+    checks = []
+    for c in entry["checks"]:
+        o = old.get(c["quantity"])
+        keep = c["drift"] is None and o is not None and all(o.get(k) == c.get(k) for k in same)
+        checks.append(o if keep else c)
+    return {**entry, "checks": checks}
 
 
 def _prunable(nodeid: str, run: LawSession) -> bool:

@@ -196,3 +196,17 @@ def test_ctrl_c_leaves_the_baseline_as_it_was(pytester):
     report = json.loads((pytester.path / "r.json").read_text())
     assert report["complete"] is False and report["incomplete"] == "interrupted"
     assert len(report["laws"]) == 3
+
+
+def test_an_exempt_timing_does_not_churn_the_baseline(pytester):
+    make_timing = "def test_t(law):\n    law.check('ratio', {v}, gt=1.0, drift=None)\n    law.check('x', 2.0, le=3.0)\n"
+    pytester.makepyfile(test_t=make_timing.format(v=1.7))
+    pytester.runpytest("--law-save-baseline", "base.json")
+    before = (pytester.path / "base.json").read_bytes()
+    pytester.makepyfile(test_t=make_timing.format(v=1.9))
+    result = pytester.runpytest("--law-save-baseline", "base.json")
+    result.stdout.fnmatch_lines(["*: 0 added, 0 updated, 1 unchanged, *"])
+    assert (pytester.path / "base.json").read_bytes() == before
+    pytester.makepyfile(test_t=make_timing.format(v=0.5))  # the verdict changed: saved as it is now
+    pytester.runpytest("--law-save-baseline", "base.json")
+    assert json.loads((pytester.path / "base.json").read_text())["laws"][0]["checks"][0]["value"] == 0.5
