@@ -8,16 +8,13 @@ ends with one LawViolation if any check failed; the teardown report carries the 
 
 from __future__ import annotations
 
-import hashlib
-import math
-import re
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
 
-from pytest_physlaw import gaps, marks, options, outputs
+from pytest_physlaw import environment, examples, gaps, marks, options, outputs
 from pytest_physlaw.check import LawChecks, LawViolation
 from pytest_physlaw.fixture import Law
 from pytest_physlaw.outcome import crashed, final_outcome, phase_outcome
@@ -33,7 +30,6 @@ _INFO = pytest.StashKey[marks.LawInfo]()
 _GAP = pytest.StashKey[marks.GapInfo]()
 _CHECKS = pytest.StashKey[LawChecks]()
 _PHASES = pytest.StashKey[dict]()
-_EXAMPLES = pytest.StashKey[list]()
 
 
 class Defaults(NamedTuple):
@@ -69,27 +65,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                        options.tol_scale(config), options.default_drift(config),
                                        options.drift_floor(config))
     config.pluginmanager.register(_RunHooks(config), f"physlaw-run-{id(config)}")
-    _hypothesis_profile(config)
-
-
-def _hypothesis_profile(config: pytest.Config) -> None:
-    """Register `physlaw-ci` before Hypothesis's plugin loads a profile; load ini
-    physlaw_hypothesis_profile unless --hypothesis-profile names one (that one wins)."""
-    name = str(config.getini("physlaw_hypothesis_profile")).strip()
-    try:
-        from hypothesis import settings
-        from hypothesis.errors import InvalidArgument
-    except ImportError:
-        if name:
-            raise pytest.UsageError(f"ini physlaw_hypothesis_profile = {name}: Hypothesis is not installed") from None
-        return
-    settings.register_profile("physlaw-ci", derandomize=True, deadline=None, database=None, print_blob=True)
-    if name and not config.getoption("hypothesis_profile", None):
-        try:
-            settings.load_profile(name)
-        except InvalidArgument:
-            raise pytest.UsageError(f"ini physlaw_hypothesis_profile = {name}: no Hypothesis profile of that "
-                                    "name is registered") from None
+    examples.load_profile(config)
 
 
 @pytest.fixture(scope="session")
@@ -246,7 +222,7 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     handle = getattr(getattr(item, "obj", None), "hypothesis", None)
     inner = getattr(handle, "inner_test", None) if checks is not None else None
     if inner is not None:
-        handle.inner_test = _recording(inner, item, checks)
+        handle.inner_test = examples.recording(inner, item, checks)
     try:
         result = yield
     finally:
@@ -288,39 +264,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Gener
         record = _record(item, info, gap, outcome=final_outcome(phases))
         checks = item.stash.get(_CHECKS, None)
         record.checks = list(checks.records.values()) if checks is not None else []
-        record.examples = _examples(item)
+        record.examples = examples.fingerprint(item)
         setattr(rep, REPORT_ATTR, record.to_json(wire=True))
     return rep
-
-
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-
-
-def _recording(inner: Any, item: pytest.Item, checks: LawChecks) -> Any:
-    """Hypothesis's inner test, wrapped to tell the checks which example runs (fixtures left out)."""
-    seen = item.stash.setdefault(_EXAMPLES, [])
-    fixtures = set(getattr(item, "funcargs", {}))
-
-    def run_example(*args: Any, **kwargs: Any) -> Any:
-        drawn = {k: v for k, v in kwargs.items() if k not in fixtures}
-        text = _ADDRESS.sub("", ", ".join(f"{k}={v!r}" for k, v in sorted(drawn.items())))
-        checks.example = text if len(text) <= 500 else text[:480] + "... (cut)"
-        seen.append(text)
-        try:
-            return inner(*args, **kwargs)
-        finally:
-            checks.example = None
-
-    return run_example
-
-
-def _examples(item: pytest.Item) -> dict[str, Any] | None:
-    """How many Hypothesis examples ran, and a digest of which (order left out)."""
-    seen = item.stash.get(_EXAMPLES, None)
-    if seen is None:
-        return None
-    digest = hashlib.sha256("\n".join(sorted(set(seen))).encode()).hexdigest()[:16]
-    return {"count": len(set(seen)), "digest": digest}
 
 
 def _drop_hidden_frames_note(rep: pytest.TestReport) -> None:
@@ -413,49 +359,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     state = law_session(config)
     state.leaves_files_out = leaves_files_out(config)
-    _gather_environment(config, state)
+    environment.gather(config, state)
     workeroutput = getattr(config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[WORKER_KEY] = _collection_json(state)
         return
     outputs.finish(session)  # report, baseline, gate, Markdown, catalogue, exit status
-
-
-def _gather_environment(config: pytest.Config, state: Any) -> None:
-    """Each `pytest_physlaw_environment` implementation's entries; a bad one is a problem naming it."""
-    for impl in config.pluginmanager.hook.pytest_physlaw_environment.get_hookimpls():
-        where = f"pytest_physlaw_environment of {impl.plugin_name}"
-        try:
-            extra = impl.function(config=config)
-        except Exception as exc:  # a suite's hook must not end the run in a traceback
-            state.problems.append(f"{where} raised {type(exc).__name__}: {exc}")
-            continue
-        if extra is None:
-            continue
-        if not isinstance(extra, dict) or not all(isinstance(k, str) for k in extra):
-            state.problems.append(f"{where} returned {type(extra).__name__}, not a dict of str keys")
-            continue
-        for key, value in extra.items():
-            problem = _json_problem(value)
-            if problem:
-                state.problems.append(f"{where}: entry {key!r} {problem}")
-            else:
-                state.environment.setdefault(key, value)
-
-
-def _json_problem(value: Any) -> str | None:
-    """Why `value` cannot stand in the JSON report as it is, or None."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return f"is {value}, not a finite number"
-    if isinstance(value, (list, tuple)):
-        return next((p for p in map(_json_problem, value) if p), None)
-    if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value):
-            return "has keys that are not strings"
-        return next((p for p in map(_json_problem, value.values()) if p), None)
-    if value is None or isinstance(value, (str, int, float)):
-        return None
-    return f"is {type(value).__name__}, not JSON (str, number, bool, None, list or dict)"
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

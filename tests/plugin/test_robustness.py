@@ -364,3 +364,11 @@ def test_the_ini_profile_makes_a_hypothesis_law_rerun_the_same_examples(pytester
     assert pytester.runpytest_subprocess("--law-save-baseline", "b.json").ret == 0
     result = pytester.runpytest_subprocess("--law-baseline", "b.json")
     assert result.ret == 0 and "0 regressions, 0 notes" in result.stdout.str()
+
+
+def test_an_unknown_ini_profile_is_a_usage_error(pytester):
+    make(pytester, "def test_a(law):\n    law.check('x', 1.0, le=2.0)\n")
+    pytester.makeini("[pytest]\nphyslaw_hypothesis_profile = no-such-profile\n")
+    result = pytester.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "ini physlaw_hypothesis_profile = no-such-profile: no Hypothesis profile of that name" in clean(result)
