@@ -1,6 +1,6 @@
 """A body on a linkage closed by equality constraints answers a push with the linkage held rigid.
 
-Laws (issue 8, Constrained mobility): the constrained mobility W_c = W - J M^-1 G^T (G M^-1 G^T)^+
+Laws: the constrained mobility W_c = W - J M^-1 G^T (G M^-1 G^T)^+
 G M^-1 J^T (`coupling.mobility(..., equality=True)`) is MuJoCo's own answer to a force with the
 equalities made stiff, along the body's most mobile axis, within what the constraints' softness
 explains; the tensor proxy built with `equality=True` answers the same. Scenes: the 2F-85-like
@@ -29,7 +29,7 @@ import coupling
 from fixtures import coupling_scenes
 from fixtures.coupling_fixtures import BodyScene, default_proxy
 
-SOURCE = "issue 8 (Proxies that hold on real robots), Constrained mobility"
+SOURCE = "MuJoCo equality constraints (connect, joint) held rigid; docs/known_gaps/proxy-ignores-equality.md"
 GAP = "docs/known_gaps/proxy-ignores-equality.md"
 TOLERANCE = 0.10  # the platen law's 10 %
 ROUND_OFF = 1e-12  # of the free answer: two forward accelerations differenced, a few ulps each

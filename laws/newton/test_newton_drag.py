@@ -1,4 +1,4 @@
-"""A lone pad dragging a cloth strip through Newton's MuJoCo-VBD coupling carries it along (issue 10, law 6).
+"""A lone pad dragging a cloth strip through Newton's MuJoCo-VBD coupling carries it along.
 
 Scene (`fixtures.newton_route.drag_scene`): a 1 kg pad on a horizontal MuJoCo slide, 0.05 m/s,
 pressed 0.3 mm into a 6 x 3 cm cloth strip lying on the ground (gravity on; friction pad-cloth 1.0,
@@ -15,7 +15,7 @@ from fixtures.newton_route import device_kind
 DEVICE = device_kind()
 
 
-@pytest.mark.law(f"newton-pad-drags-cloth[{DEVICE}]", source="seed 004 (Opt-in fix: a lone pad carries 97 %); issue 10")
+@pytest.mark.law(f"newton-pad-drags-cloth[{DEVICE}]", source="seed: known-gap page 'the isotropic mass of a body\'s proxy' (a lone pad carries 97 %)")
 def test_lone_pad_carries_the_cloth_strip(law, newton_drag) -> None:
     """The strip travels at least 90 % of the pad's travel (seed 004: 97 % tensor, 99.8 % scalar).
 

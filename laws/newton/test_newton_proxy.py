@@ -1,4 +1,4 @@
-"""The proxy in a real destination solver: laws on Newton's MuJoCo-VBD coupling (issue 10).
+"""The proxy in a real destination solver: laws on Newton's MuJoCo-VBD coupling.
 
 Newton 1.7.0's `SolverCoupledProxy` moves a MuJoCo body inside VBD as a proxy body of one mass,
 1 / (invweight0_t + 2/3 invweight0_r |r|^2), and feeds the contact force VBD harvests on it back to
@@ -25,7 +25,7 @@ from fixtures.coupling_scenes import platen
 from fixtures.newton_route import device_kind
 
 DEVICE = device_kind()
-SOURCE = "seed 004 (proxy-isotropic-mass), the proxy's own dynamics; issue 10"
+SOURCE = "docs/known_gaps/newton-proxy-isotropic-fit.md; seed: known-gap page 'the isotropic mass of a body's proxy'"
 GAP = "docs/known_gaps/newton-proxy-isotropic-fit.md"
 STEPS = 15  # contact starts in exchange 5 and is over by exchange 10
 STIFFNESSES = (1.0e4, 1.0e5)
@@ -71,7 +71,7 @@ def test_newton_proxy_mass_is_mujoco_invweight0(law, newton_exchange, joint: str
 def test_pair_momentum_closes_over_an_impact(law, newton_exchange, joint: str, stiffness: float) -> None:
     """Along the slide the pair's momentum after the impact is what it was, within a bound growing with dt sqrt(k).
 
-    Source: issue 10, law 2; lagged feedback returns every harvested impulse one exchange late, so
+    Lagged feedback returns every harvested impulse one exchange late, so
     during contact the pair is off by the impulse still in flight. Measured (1 ms): closes to 1.3e-4
     (slider) and 2.1e-3 (twin) at 1e4 N/m, 1.5e-3 and 7.8e-3 at 1e5; during contact off by up to
     7.4 % (the impulse in flight) but, that impulse counted, by no more than the closure error.
