@@ -11,10 +11,14 @@ rows. Bad input is refused with a ValueError naming the argument: a model that i
 data of another model, a W that is not a finite symmetric positive semi-definite 3 x 3 or 6 x 6.
 """
 
-from coupling.exchange import exchange_mass, interface_bound, stiffness_cap, strong_pair
-from coupling.masses import axis_mass, mobile_axis, scalar_mass, translation_block
-from coupling.spatial_mobility import forward_position, mobility, mobility0, mobility_many
-from coupling.proxies import (
+from pytest_physlaw.kit import claim
+
+claim(__name__, __file__)  # one import name per process (pytest_physlaw/kit.py)
+
+from .exchange import exchange_mass, interface_bound, stiffness_cap, strong_pair
+from .masses import axis_mass, mobile_axis, scalar_mass, translation_block
+from .spatial_mobility import forward_position, mobility, mobility0, mobility_many
+from .proxies import (
     DEFAULT_KAPPA,
     KAPPA_ENV,
     TENSOR_ENV,
