@@ -9,6 +9,10 @@
 model's active equality constraints rigid: W_c, the Schur complement of W over MuJoCo's equality
 rows. Bad input is refused with a ValueError naming the argument: a model that is not an MjModel,
 data of another model, a W that is not a finite symmetric positive semi-definite 3 x 3 or 6 x 6.
+
+Installed as `pytest_physlaw.coupling` (pytest_physlaw/kit.py: one import name per process).
+PYTEST_DONT_REWRITE: no asserts here; spares in-process pytester runs the "already imported" warning
+(the plugin's distribution lists this package among its files).
 """
 
 from pytest_physlaw.kit import claim
