@@ -59,6 +59,8 @@ class ModelPack:
         if file_path.resolve() not in self.models:
             return None
         rel = Path(os.path.relpath(file_path, parent.config.rootpath)).as_posix()
-        node = ModelFile.from_parent(parent, path=file_path, nodeid=rel)
+        # The session, not the folder, is its parent: a folder that is a Python package (gymnasium's
+        # assets) would import its __init__ for package setup, which a model file has no use for.
+        node = ModelFile.from_parent(parent.session, path=file_path, nodeid=rel)
         node.rel = rel
         return node
