@@ -103,7 +103,7 @@ def test_converged_solvers_agree_on_qacc(law, pack_model, settled, model_case) -
     for name, share in shares.items():
         law.check(f"{name}_converged", int(converged[name]), near=1, abs=0,
                   why=f"the solve stopped on its tolerance before {measure.CONVERGED[name][0]} iterations")
-        law.check(f"{name}_share", share, le=AGREE, drift_abs=AGREE / 100,
+        law.check(f"{name}_share", share, le=AGREE, drift_abs=AGREE,  # a convergence residue: its bound gates it
                   why="measured at most 2.7e-7 (PGS) on gymnasium's models")
 
 
