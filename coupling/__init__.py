@@ -9,12 +9,20 @@
 model's active equality constraints rigid: W_c, the Schur complement of W over MuJoCo's equality
 rows. Bad input is refused with a ValueError naming the argument: a model that is not an MjModel,
 data of another model, a W that is not a finite symmetric positive semi-definite 3 x 3 or 6 x 6.
+
+Installed as `pytest_physlaw.coupling` (pytest_physlaw/kit.py: one import name per process).
+PYTEST_DONT_REWRITE: no asserts here; spares in-process pytester runs the "already imported" warning
+(the plugin's distribution lists this package among its files).
 """
 
-from coupling.exchange import exchange_mass, interface_bound, stiffness_cap, strong_pair
-from coupling.masses import axis_mass, mobile_axis, scalar_mass, translation_block
-from coupling.spatial_mobility import forward_position, mobility, mobility0, mobility_many
-from coupling.proxies import (
+from pytest_physlaw.kit import claim
+
+claim(__name__, __file__)  # one import name per process (pytest_physlaw/kit.py)
+
+from .exchange import exchange_mass, interface_bound, stiffness_cap, strong_pair
+from .masses import axis_mass, mobile_axis, scalar_mass, translation_block
+from .spatial_mobility import forward_position, mobility, mobility0, mobility_many
+from .proxies import (
     DEFAULT_KAPPA,
     KAPPA_ENV,
     TENSOR_ENV,

@@ -17,9 +17,9 @@ import math
 
 import mujoco
 
-from coupling._inputs import positive_number
-from coupling.masses import axis_mass
-from coupling.spatial_mobility import mobility0
+from ._inputs import positive_number
+from .masses import axis_mass
+from .spatial_mobility import mobility0
 
 
 def interface_bound(mass: float, k_c: float) -> float:

@@ -43,9 +43,9 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from coupling._inputs import boolean, force_vector, matching_data, mj_model, moving_body
-from coupling.masses import scalar_mass, translation_block
-from coupling.spatial_mobility import forward_position, mobility
+from ._inputs import boolean, force_vector, matching_data, mj_model, moving_body
+from .masses import scalar_mass, translation_block
+from .spatial_mobility import forward_position, mobility
 
 TENSOR_ENV = "COUPLING_PROXY_TENSOR"
 KAPPA_ENV = "COUPLING_PROXY_TENSOR_KAPPA"

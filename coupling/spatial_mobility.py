@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import mujoco
 import numpy as np
 
-from coupling._inputs import boolean, matching_data, moving_body
+from ._inputs import boolean, matching_data, moving_body
 
 
 def forward_position(model: mujoco.MjModel, data: mujoco.MjData) -> None:

@@ -7,6 +7,7 @@ is a `pytest.UsageError` naming the key, never a traceback deep in a hook.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,7 @@ GROUP = "physlaw"
 DEFAULT_REPORT = ".physlaw/report.json"
 DEFAULT_GAP_DIR = "docs/known_gaps"
 DEFAULT_VERSIONS = ["numpy", "mujoco", "warp-lang", "pytest", "hypothesis"]
+DEFAULT_MODEL_SECONDS = 1.0
 
 
 def register(parser: pytest.Parser) -> None:
@@ -49,7 +51,16 @@ def register(parser: pytest.Parser) -> None:
         "--law-spec", dest="law_spec", metavar="PATH", default=None,
         help="write the law catalogue (Markdown, no measured values) to PATH.",
     )
+    group.addoption(
+        "--physlaw-model", dest="physlaw_model", metavar="PATH", action="append", default=[],
+        help="run the model law pack over this MJCF file (repeatable; adds to ini physlaw_models). "
+             "Needs MuJoCo: pip install 'pytest-physlaw[mujoco]'.",
+    )
 
+    parser.addini("physlaw_models", "MJCF files the model law pack runs over, relative to the rootdir",
+                  type="linelist", default=[])
+    parser.addini("physlaw_model_seconds", "simulated seconds the model law pack settles each model "
+                  f"(default {DEFAULT_MODEL_SECONDS})", default=str(DEFAULT_MODEL_SECONDS))
     parser.addini("physlaw_rel", "default relative tolerance of a near= check (none if unset)", default="")
     parser.addini("physlaw_abs", "default absolute tolerance of a near= check (none if unset)", default="")
     parser.addini("physlaw_drift", "default relative drift of a checked value the baseline gate allows "
@@ -119,3 +130,26 @@ def gap_dir(config: pytest.Config) -> str:
     if not text:
         raise pytest.UsageError("ini physlaw_gap_dir: empty, give a folder relative to the rootdir")
     return text
+
+
+def models(config: pytest.Config) -> list[Path]:
+    """The model pack's MJCF files, absolute: --physlaw-model (from the invocation directory), then ini
+    physlaw_models (from the rootdir), each once. A missing file is a UsageError naming it."""
+    given = [(Path(config.invocation_params.dir), "--physlaw-model", p) for p in config.getoption("physlaw_model") or []]
+    given += [(Path(config.rootpath), "ini physlaw_models:", p) for p in config.getini("physlaw_models")]
+    out: list[Path] = []
+    for base, where, text in given:
+        path = (base / str(text).strip()).resolve()
+        if not path.is_file():
+            raise pytest.UsageError(f"{where} {text}: no such file ({path})")
+        if path not in out:
+            out.append(path)
+    return out
+
+
+def model_seconds(config: pytest.Config) -> float:
+    """ini physlaw_model_seconds: the simulated time the model pack settles a model (> 0)."""
+    f = _ini_float(config, "physlaw_model_seconds", optional=False)
+    if f <= 0:
+        raise pytest.UsageError(f"ini physlaw_model_seconds = {f}: must be > 0")
+    return f

@@ -66,6 +66,17 @@ def pytest_configure(config: pytest.Config) -> None:
                                        options.drift_floor(config))
     config.pluginmanager.register(_RunHooks(config), f"physlaw-run-{id(config)}")
     examples.load_profile(config)
+    _model_pack(config)
+
+
+def _model_pack(config: pytest.Config) -> None:
+    """Register the model law pack when models are given; only then is MuJoCo imported."""
+    models = options.models(config)
+    if models:
+        options.model_seconds(config)
+        from pytest_physlaw.pack import ModelPack
+
+        config.pluginmanager.register(ModelPack(config, models), f"physlaw-models-{id(config)}")
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,207 @@
+"""What the model law pack measures on a user's MJCF model, with MuJoCo's own functions only.
+
+- `run(model, seconds)`: the scene settled as the model says (its own timestep, integrator and
+  solver options) from keyframe 0, or qpos0 when it has none; each step's solver iterations warm
+  (the step itself) and cold (`mj_forward` again on the same state, warmstart disabled).
+- `agreement(model, state)`: converged cold solves of PGS, CG and Newton on one state, the lesson's
+  measure: |qacc_solver - qacc_ref| / |qacc_smooth - qacc_ref|, the share of the constraint
+  correction on which a solver differs from a Newton solve at tolerance 1e-14.
+- `answer(...)`: a body's own answer to 1 N at its centre of mass, along an axis: the change of
+  its centre-of-mass acceleration, J (qacc(f) - qacc(0)), at zero velocity, with contacts, joint
+  limits, friction loss and gravity off (and equalities off unless the body is held by them).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from pytest_physlaw import kit
+
+DSBL = mujoco.mjtDisableBit
+SOLVERS = {"PGS": mujoco.mjtSolver.mjSOL_PGS, "CG": mujoco.mjtSolver.mjSOL_CG, "Newton": mujoco.mjtSolver.mjSOL_NEWTON}
+FREE_FLAGS = DSBL.mjDSBL_CONTACT | DSBL.mjDSBL_LIMIT | DSBL.mjDSBL_FRICTIONLOSS | DSBL.mjDSBL_GRAVITY
+REFERENCE = (200, 1e-14)  # Newton's converged reference, as fixtures/solver_convergence.py takes it
+CONVERGED = {"PGS": (2000, 1e-12), "CG": (500, 1e-12), "Newton": (100, 1e-12)}  # (iterations, tolerance)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A settled run: per step the warm and cold iterations and whether an island hit the cap."""
+
+    steps: int
+    warm: np.ndarray
+    cold: np.ndarray
+    capped: np.ndarray
+    qpos: np.ndarray
+    qvel: np.ndarray
+    act: np.ndarray
+    nefc: int
+    xpos: np.ndarray  # body positions of each step, steps x nbody x 3
+
+
+def start(model: mujoco.MjModel) -> mujoco.MjData:
+    """A new MjData at keyframe 0 (when the model has one) or at qpos0, forwarded."""
+    data = mujoco.MjData(model)
+    if model.nkey:
+        mujoco.mj_resetDataKeyframe(model, data, 0)
+    mujoco.mj_forward(model, data)
+    return data
+
+
+def _islands_capped(model: mujoco.MjModel, data: mujoco.MjData) -> bool:
+    niter = data.solver_niter[: max(int(data.nisland), 1)]
+    return bool(np.any(niter >= model.opt.iterations))
+
+
+def run(model: mujoco.MjModel, seconds: float, *, cold: bool = True) -> Run:
+    """Step from `start` while time < `seconds`; cold iterations re-solve each step's state (optional)."""
+    step_iterations = kit.scenes("settled").step_iterations
+    data = start(model)
+    cold_model = copy.copy(model)
+    cold_model.opt.disableflags |= DSBL.mjDSBL_WARMSTART
+    warm, cold_n, capped, xpos = [], [], [], []
+    end = data.time + seconds
+    while data.time < end:
+        if cold:
+            scratch = copy.copy(data)
+            mujoco.mj_forward(cold_model, scratch)
+            cold_n.append(step_iterations(scratch))
+        mujoco.mj_step(model, data)
+        warm.append(step_iterations(data))
+        capped.append(_islands_capped(model, data))
+        xpos.append(data.xpos.copy())
+    steps = len(warm)
+    return Run(steps, np.array(warm), np.array(cold_n), np.array(capped, dtype=bool), data.qpos.copy(),
+               data.qvel.copy(), data.act.copy(), int(data.nefc), np.array(xpos).reshape(steps, model.nbody, 3))
+
+
+def _solve(model: mujoco.MjModel, state: Run, solver: str, iterations: int, tolerance: float) -> mujoco.MjData:
+    """One cold `mj_forward` at the run's last state with `solver` (other options the model's own)."""
+    m = copy.copy(model)
+    m.opt.solver, m.opt.iterations, m.opt.tolerance = SOLVERS[solver], iterations, tolerance
+    m.opt.disableflags |= DSBL.mjDSBL_WARMSTART
+    data = mujoco.MjData(m)
+    data.qpos[:], data.qvel[:], data.act[:] = state.qpos, state.qvel, state.act
+    mujoco.mj_forward(m, data)
+    return data
+
+
+def agreement(model: mujoco.MjModel, state: Run) -> tuple[float, dict[str, float], dict[str, bool]]:
+    """(scale |qacc_smooth - qacc_ref|, each solver's share of it off the reference, whether it converged)."""
+    ref = _solve(model, state, "Newton", *REFERENCE)
+    scale = float(np.linalg.norm(ref.qacc_smooth - ref.qacc))
+    shares, converged = {}, {}
+    for name, (iterations, tolerance) in CONVERGED.items():
+        data = _solve(model, state, name, iterations, tolerance)
+        shares[name] = float(np.linalg.norm(data.qacc - ref.qacc)) / scale if scale > 0 else 0.0
+        converged[name] = bool(np.all(data.solver_niter[: max(int(data.nisland), 1)] < iterations))
+    return scale, shares, converged
+
+
+def newton_run(model: mujoco.MjModel, seconds: float, own: Run) -> Run:
+    """The run with Newton: the model's own run when it solves with Newton, else a new one."""
+    if model.opt.solver == SOLVERS["Newton"]:
+        return own
+    m = copy.copy(model)
+    m.opt.solver = SOLVERS["Newton"]
+    return run(m, seconds, cold=False)
+
+
+# -- a body's answer ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BodyAnswers:
+    """At one pose: the body's answer along its mobile axis and what each proxy answers there (1/kg)."""
+
+    held: bool  # whether equality constraints hold the body (W_c differs from W)
+    axis: np.ndarray
+    body: float
+    tensor: float
+    scalar: float
+
+
+def measuring_model(model: mujoco.MjModel, held: bool) -> mujoco.MjModel:
+    """A copy of `model` for answers: contacts, limits, friction loss, gravity (and equalities) off."""
+    m = copy.copy(model)
+    m.opt.disableflags |= FREE_FLAGS | (0 if held else DSBL.mjDSBL_EQUALITY)
+    return m
+
+
+def is_held(model: mujoco.MjModel, body: int) -> bool:
+    """Whether active equality constraints change the body's mobility at qpos0 (beyond round-off)."""
+    if not model.neq:
+        return False
+    coupling = kit.coupling()
+    m = measuring_model(model, held=True)
+    free, held = coupling.mobility0(m, body), coupling.mobility0(m, body, equality=True)
+    return bool(np.max(np.abs(free - held)) > 1e-9 * np.max(np.abs(free)))
+
+
+def com_answer(model: mujoco.MjModel, data: mujoco.MjData, body: int, force: np.ndarray) -> np.ndarray:
+    """The change of the body's COM acceleration under `force` (N, world) at its COM, at zero velocity."""
+    jacp = np.zeros((3, model.nv))
+    mujoco.mj_jacBodyCom(model, data, jacp, None, body)
+    saved = data.xfrc_applied[body].copy()
+    mujoco.mj_forward(model, data)
+    before = data.qacc.copy()
+    data.xfrc_applied[body, :3] += force
+    mujoco.mj_forward(model, data)
+    after = data.qacc.copy()
+    data.xfrc_applied[body] = saved
+    mujoco.mj_forward(model, data)
+    return jacp @ (after - before)
+
+
+def answers(model: mujoco.MjModel, body: int, qpos: np.ndarray, held: bool) -> BodyAnswers:
+    """The body's and its proxies' answers at `qpos` (zero velocity) along the body's mobile axis there.
+
+    The tensor proxy is built with pose="current" (W rebuilt at the pose), the scalar one at qpos0;
+    both with `equality=held`.
+    """
+    coupling = kit.coupling()
+    m = measuring_model(model, held)
+    data = mujoco.MjData(m)
+    data.qpos[:] = qpos
+    mujoco.mj_forward(m, data)
+    tensor = coupling.TensorProxy(m, body, pose="current", equality=held)
+    scalar = coupling.ScalarProxy(m, body, equality=held)
+    axis = coupling.mobile_axis(coupling.mobility(m, data, body, equality=held))
+    along = lambda a: float(axis @ a)  # noqa: E731
+    return BodyAnswers(held, axis, along(com_answer(m, data, body, axis)), along(tensor.answer(axis, data)),
+                       along(scalar.answer(axis, data)))
+
+
+def movable_bodies(model: mujoco.MjModel) -> list[int]:
+    """Ids of the bodies that can move (a degree of freedom in their chain; not static, not mocap)."""
+    return [b for b in range(1, model.nbody) if model.body_dofnum[model.body_weldid[b]] > 0]
+
+
+def translates(model: mujoco.MjModel, body: int) -> bool:
+    """Whether the body's centre of mass can translate at qpos0 (W_tt not zero to round-off)."""
+    W = kit.coupling().mobility0(model, body)
+    return bool(np.linalg.eigvalsh(W[:3, :3])[-1] > 1e-12 * max(np.max(np.abs(W)), 1e-300))
+
+
+def seeded_pose(model: mujoco.MjModel, seed: int) -> np.ndarray:
+    """A pose drawn with `seed`: each limited hinge or slide uniform in its range, an unlimited hinge in
+    [-pi, pi], an unlimited slide qpos0 +- 0.1, a ball or free joint turned by a uniform random rotation."""
+    rng = np.random.default_rng(seed)
+    qpos = model.qpos0.copy()
+    hinge, slide, free = (int(k) for k in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE,
+                                           mujoco.mjtJoint.mjJNT_FREE))
+    for j in range(model.njnt):
+        a, kind = int(model.jnt_qposadr[j]), int(model.jnt_type[j])  # int: numpy ints miss pybind enums in `in`
+        if kind in (hinge, slide):
+            if model.jnt_limited[j]:
+                qpos[a] = rng.uniform(*model.jnt_range[j])
+            else:
+                qpos[a] = rng.uniform(-np.pi, np.pi) if kind == hinge else qpos[a] + rng.uniform(-0.1, 0.1)
+        else:
+            q = rng.normal(size=4)
+            start = a + 3 if kind == free else a  # a free joint keeps its position
+            qpos[start:start + 4] = q / np.linalg.norm(q)
+    return qpos

@@ -1,0 +1,140 @@
+"""The model law pack (`--physlaw-model`): run on the repo's scenes and on gymnasium's MJCF files, every
+law passes or skips with a reason; bad models are collection errors naming the file; the plugin
+imports no MuJoCo unless a model is given."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import mujoco
+import pytest
+
+from fixtures import coupling_scenes, solver_scenes
+
+
+
+def _gym_models() -> list[Path]:
+    gym = pytest.importorskip("gymnasium")
+    folder = Path(gym.__file__).parent / "envs" / "mujoco" / "assets"
+    models = sorted(folder.glob("*.xml"))
+    if not models:
+        pytest.skip(f"gymnasium {gym.__version__} ships no MJCF files under {folder}")
+    return models
+
+
+def _save(model_builder, path: Path) -> Path:
+    """Compile a scene builder's model and write the XML MuJoCo last compiled (its own) to `path`."""
+    model = model_builder()
+    mujoco.mj_saveLastXML(str(path), model)
+    return path
+
+
+def _records(pytester: pytest.Pytester) -> dict[str, dict]:
+    report = json.loads((pytester.path / ".physlaw" / "report.json").read_text())
+    return {r["nodeid"]: r for r in report["laws"]}
+
+
+def _run(pytester: pytest.Pytester, *models: Path | str, extra: tuple[str, ...] = ()) -> pytest.RunResult:
+    args = [f"--physlaw-model={m}" for m in models]  # "=": pytest picks the rootdir before it knows the option
+    return pytester.runpytest_inprocess(*args, "-p", "no:cacheprovider", "-rs", *extra)
+
+
+def _assert_passed_or_skipped_with_reason(result: pytest.RunResult, laws: dict[str, dict]) -> None:
+    outcomes = result.parseoutcomes()
+    assert not {k: v for k, v in outcomes.items() if k not in ("passed", "skipped")}, result.stdout.str()
+    assert outcomes.get("passed", 0) >= 1
+    for line in result.stdout.lines:
+        if line.startswith("SKIPPED"):
+            assert ": " in line and len(line.split(": ", 1)[1]) > 20, line  # says why
+    assert all(r["outcome"] in ("passed", "skipped") for r in laws.values())
+
+
+def test_pack_on_the_repo_scenes(pytester: pytest.Pytester) -> None:
+    """Equality-held linkages, a hinge, a cart-pole, a tower of boxes: every law passes or skips."""
+    models = [
+        _save(coupling_scenes.linkage_gripper, pytester.path / "gripper.xml"),
+        _save(coupling_scenes.finger_pair, pytester.path / "fingers.xml"),
+        _save(lambda: coupling_scenes.platen("hinge"), pytester.path / "platen.xml"),
+        _save(coupling_scenes.cart_pole, pytester.path / "cart_pole.xml"),
+    ]
+    (pytester.path / "tower.xml").write_text(solver_scenes.tower_xml(5))
+    models.append(pytester.path / "tower.xml")
+    result = _run(pytester, *models)
+    laws = _records(pytester)
+    _assert_passed_or_skipped_with_reason(result, laws)
+    held = [r for n, r in laws.items() if n.startswith("gripper.xml::test_tensor") and r["outcome"] == "passed"]
+    assert held and all("held by its equality" in c["why"] for r in held for c in r["checks"])
+    tower = laws["tower.xml::test_converged_solvers_agree_on_qacc[tower.xml]"]
+    assert tower["outcome"] == "passed" and {c["quantity"] for c in tower["checks"]} >= {"PGS_share", "CG_share"}
+
+
+def test_every_law_id_names_the_model(pytester: pytest.Pytester) -> None:
+    """Two copies of one model in two folders make two sets of laws, never a law id collision."""
+    for folder in ("a", "b"):
+        (pytester.path / folder).mkdir()
+        _save(coupling_scenes.cart_pole, pytester.path / folder / "robot.xml")
+    pytester.makeini("[pytest]\nphyslaw_models =\n    a/robot.xml\n    b/robot.xml\n")
+    result = _run(pytester, "a/robot.xml")  # given twice (option and ini): run once
+    laws = _records(pytester)
+    _assert_passed_or_skipped_with_reason(result, laws)
+    ids = [r["identity"] for r in laws.values()]
+    assert len(ids) == len(set(ids)) and all(i.split("[", 1)[1].startswith(("a/robot.xml", "b/robot.xml")) for i in ids)
+    assert {n.split("::")[0] for n in laws} == {"a/robot.xml", "b/robot.xml"}
+
+
+def test_pack_on_gymnasium_models(pytester: pytest.Pytester) -> None:
+    """Every MJCF file gymnasium ships: every law passes or skips with a reason. The files are copied
+    (none refers to another file): under this checkout's .venv, pytest would load the repo's conftest."""
+    models = [Path(shutil.copy(m, pytester.path)) for m in _gym_models()]
+    result = _run(pytester, *models)
+    laws = _records(pytester)
+    _assert_passed_or_skipped_with_reason(result, laws)
+    assert {Path(r["path"]).name for r in laws.values()} == {m.name for m in models}
+
+
+def test_a_model_that_does_not_compile_is_a_collection_error(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("broken.xml").write_text("<mujoco><worldbody><body><geom type='nosuch'/></body></worldbody></mujoco>")
+    pytester.path.joinpath("still.xml").write_text("<mujoco><worldbody><geom size='1 1 0.1' type='plane'/><body mocap='true'/></worldbody></mujoco>")
+    result = _run(pytester, "broken.xml", "still.xml")
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # collection errors stop the run
+    result.stdout.fnmatch_lines(["*broken.xml: MuJoCo * cannot compile this model*",
+                                 "*still.xml: the model has no movable body*"])
+
+
+def test_a_missing_model_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_inprocess("--physlaw-model", "nowhere.xml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--physlaw-model nowhere.xml: no such file*"])
+
+
+NO_MUJOCO = """
+import sys
+
+def test_plugin_imports_no_mujoco(law):
+    law.check("mujoco_modules", sum(name.split(".")[0] == "mujoco" for name in sys.modules), near=0, abs=0)
+"""
+
+
+def test_the_plugin_imports_no_mujoco_without_a_model(pytester: pytest.Pytester) -> None:
+    """A fresh process with the plugin loaded (from its entry point) and no model: no mujoco module."""
+    pytester.makepyfile(test_clean=NO_MUJOCO)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    _save(coupling_scenes.cart_pole, pytester.path / "robot.xml")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rf", "--physlaw-model", "robot.xml")
+    assert result.parseoutcomes()["failed"] == 1  # with a model MuJoCo is there, and the pack's laws ran
+    result.stdout.fnmatch_lines(["FAILED test_clean.py::test_plugin_imports_no_mujoco*"])
+
+
+def test_one_import_name_per_module() -> None:
+    """In a checkout the kit is `coupling`/`fixtures`; importing it again under the installed name is refused."""
+    root = Path(__file__).resolve().parents[2]
+    code = ("import coupling, pytest_physlaw.kit as kit; assert kit.names() == ('coupling', 'fixtures'), kit.names()\n"
+            "try:\n    import pytest_physlaw.coupling\nexcept ImportError as e:\n    print('refused:', e)\n"
+            "else:\n    raise SystemExit('imported twice')\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert "refused:" in out.stdout
