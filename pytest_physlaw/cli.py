@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from pytest_physlaw import files, gate, markdown, report, reportfile, table
+from pytest_physlaw import files, gaps, gate, markdown, report, reportfile, table
 from pytest_physlaw.record import LawRecord
+from pytest_physlaw.rows import plural
 from pytest_physlaw.session import LawSession
 
 FINDING_HEADER = ("law", "quantity", "old", "new", "change", "tolerance", "why")
@@ -92,8 +93,8 @@ def finding_rows(findings: list[gate.Finding]) -> list[tuple[str, ...]]:
 
 
 def render_findings(regressions: list[gate.Finding], notes: list[gate.Finding], old: str, new: str) -> str:
-    lines = [f"law gate: {old} -> {new}: {table.plural(len(regressions), 'regression')}, "
-             f"{table.plural(len(notes), 'note')}"]
+    lines = [f"law gate: {old} -> {new}: {plural(len(regressions), 'regression')}, "
+             f"{plural(len(notes), 'note')}"]
     for title, findings in (("regressions", regressions), ("notes", notes)):
         if findings:
             lines += ["", f"{title}:"] + table.align([FINDING_HEADER, *finding_rows(findings)])
@@ -102,7 +103,7 @@ def render_findings(regressions: list[gate.Finding], notes: list[gate.Finding], 
 
 def findings_markdown(regressions: list[gate.Finding], notes: list[gate.Finding], old: str, new: str) -> str:
     lines = [f"## Law gate: `{old}` -> `{new}`", "",
-             f"{table.plural(len(regressions), 'regression')}, {table.plural(len(notes), 'note')}", ""]
+             f"{plural(len(regressions), 'regression')}, {plural(len(notes), 'note')}", ""]
     for title, findings in (("Regressions", regressions), ("Notes", notes)):
         if findings:
             lines += [f"### {title}", ""] + markdown.table(FINDING_HEADER, finding_rows(findings)) + [""]
@@ -141,8 +142,8 @@ def merge_command(args: argparse.Namespace, out: TextIO) -> int:
     shards = [(name, reportfile.read(name, name)) for name in args.reports]
     merged = merge_reports(shards)
     _write(args.output, report.dumps(merged))
-    out.write(f"{args.output}: {table.plural(len(merged['laws']), 'law')} from "
-              f"{table.plural(len(shards), 'report')}\n")
+    out.write(f"{args.output}: {plural(len(merged['laws']), 'law')} from "
+              f"{plural(len(shards), 'report')}\n")
     return 0
 
 
@@ -184,7 +185,7 @@ def merge_reports(shards: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
             "leaves_files_out": any(r.get("leaves_files_out", False) for r in runs),
         },
         "laws": [laws[k][1] for k in sorted(laws)],
-        "gaps": report.gap_list({p: sorted(t) for p, t in gap_pages.items()}, records),
+        "gaps": gaps.listing({p: sorted(t) for p, t in gap_pages.items()}, records),
     }
     if incomplete:
         merged["incomplete"] = "; ".join(incomplete)

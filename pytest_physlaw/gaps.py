@@ -4,6 +4,7 @@ At collection a test's page must exist (else a collection error naming the test 
 After collection every page must be kept by a collected test (deselected ones count) and must
 name the file of every test that keeps it; a page that fails either is a session problem.
 When a gap test passes (a strict XPASS) its failure says the gap closed and names the page.
+A gap's status (open, closed, broken, not run) comes from its keeping tests' outcomes.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
+from pytest_physlaw.record import LawRecord
 from pytest_physlaw.scope import covers
 
 _PY_FILE = re.compile(r"[\w./-]+\.py\b")
@@ -82,3 +85,21 @@ def page_problems(rootdir: Path, gap_dir: str, kept: dict[str, list[tuple[str, s
                 problems.append(f"known-gap page {page} does not name {path}, the file of the test(s) that "
                                 f"keep it: {ids}")
     return problems
+
+
+def status(keepers: list[str], records: dict[str, LawRecord]) -> str:
+    """open: a keeping test failed as the gap says; closed: one passed; else how they ended."""
+    outcomes = [records[n].outcome for n in keepers if n in records]
+    if "xpassed" in outcomes:
+        return "closed"
+    if "xfailed" in outcomes:
+        return "open"
+    if any(o in ("failed", "crashed", "error") for o in outcomes):
+        return "broken"
+    return "not run"
+
+
+def listing(gap_pages: dict[str, list[str]], records: dict[str, LawRecord]) -> list[dict[str, Any]]:
+    """Each page with the tests that keep it and its status, as the report lists them."""
+    return [{"page": page, "tests": sorted(gap_pages[page]), "status": status(gap_pages[page], records)}
+            for page in sorted(gap_pages)]

@@ -11,9 +11,8 @@ from pathlib import Path
 
 from pytest_physlaw import files
 from pytest_physlaw.gate import GateResult
-from pytest_physlaw.report import gaps
+from pytest_physlaw.rows import HEADER, check_rows, counts, gap_rows
 from pytest_physlaw.session import LawSession
-from pytest_physlaw.table import HEADER, check_rows, counts
 
 
 def cell(text: str) -> str:
@@ -42,7 +41,7 @@ def render(run: LawSession, gate: GateResult | None = None) -> str:
     if run.gap_pages:
         lines += ["### Known gaps", ""]
         lines += table(("gap page", "kept by", "status"),
-                       [(g["page"], ", ".join(f"`{t}`" for t in g["tests"]) or "-", g["status"]) for g in gaps(run)])
+                       [(page, ", ".join(f"`{t}`" for t in tests) or "-", status) for page, tests, status in gap_rows(run)])
         lines.append("")
     if gate is not None and gate.notes:
         lines += ["### Baseline notes", ""]

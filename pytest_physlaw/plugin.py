@@ -4,6 +4,8 @@ Flow of one law test: collection marks it `law` (and a known gap a strict xfail 
 raises=LawViolation); setup binds the session's `law` handle to a fresh `LawChecks`; the call phase
 ends with one LawViolation if any check failed; the teardown report carries the finished
 `LawRecord` as JSON (`physlaw_record`), so that under xdist it reaches the controller with the report.
+Everything about the run as a whole (collection bookkeeping, the xdist transport, the start, the end
+and the exit status) is `run.LawRun`'s: those hooks here delegate to it in one line.
 """
 
 from __future__ import annotations
@@ -14,16 +16,14 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from pytest_physlaw import environment, examples, gaps, marks, options, outputs
+from pytest_physlaw import examples, gaps, marks, options
 from pytest_physlaw.check import LawChecks, LawViolation
 from pytest_physlaw.fixture import Law
 from pytest_physlaw.outcome import crashed, final_outcome, phase_outcome
 from pytest_physlaw.record import LawRecord
-from pytest_physlaw.scope import collect_args, leaves_files_out, whole_run
-from pytest_physlaw.session import law_session
+from pytest_physlaw.run import REPORT_ATTR, LawRun
+from pytest_physlaw.scope import relative
 
-REPORT_ATTR = "physlaw_record"
-WORKER_KEY = "physlaw"
 
 _HANDLE = pytest.StashKey[Law]()
 _INFO = pytest.StashKey[marks.LawInfo]()
@@ -64,7 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_DEFAULTS] = Defaults(options.default_rel(config), options.default_abs(config),
                                        options.tol_scale(config), options.default_drift(config),
                                        options.drift_floor(config))
-    config.pluginmanager.register(_RunHooks(config), f"physlaw-run-{id(config)}")
+    LawRun.register(config)
     examples.load_profile(config)
     _model_pack(config)
 
@@ -138,60 +138,32 @@ def _uses_our_law(item: pytest.Item) -> bool:
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
-    info = item.stash.get(_INFO, None)
-    if info is None:
-        return
-    gap = item.stash.get(_GAP, None)
-    law_session(item.config).collected[item.nodeid] = _record(item, info, gap, outcome="passed")
+    if _INFO in item.stash:
+        LawRun.of(item.config).collected(_record(item, item.stash[_INFO], item.stash.get(_GAP, None), outcome="passed"))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Two laws with one identity (law id and case) are a collection error naming both."""
+    LawRun.of(config).identity_clashes(_owners(items))
+
+
+def _owners(items: list[pytest.Item]) -> dict[str, list[str]]:
+    """Identity ("id[case]") -> nodeids of the law items that carry it."""
     owners: dict[str, list[str]] = {}
     for item in items:
         info = item.stash.get(_INFO, None)
         if info is not None and info.identity:
             owners.setdefault(info.identity, []).append(item.nodeid)
-    for identity, nodeids in sorted(owners.items()):
-        if len(nodeids) > 1:
-            message = (f"law id {identity!r} is given to {len(nodeids)} tests: {', '.join(nodeids)}; a law id and "
-                       "case name one law (the baseline finds a law by them), give each its own id")
-            report = pytest.CollectReport(nodeids[1].partition("::")[0], "failed", message, [])
-            config.hook.pytest_collectreport(report=report)
+    return owners
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
-    for item in items:
-        if _INFO in item.stash:
-            law_session(item.config).deselected.add(item.nodeid)
+    if items:
+        LawRun.of(items[0].config).deselected([i.nodeid for i in items if _INFO in i.stash])
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    config = session.config
-    state = law_session(config)
-    state.collect_args = collect_args(config)
-    for nodeid, rec in sorted(state.collected.items()):
-        if rec.known_gap:
-            state.gap_pages.setdefault(rec.known_gap, []).append(nodeid)
-    kept = {page: [(n, state.collected[n].path) for n in ids] for page, ids in state.gap_pages.items()}
-    state.problems.extend(gaps.page_problems(
-        Path(config.rootpath), options.gap_dir(config), kept,
-        collected_files={r.path for r in state.collected.values()} | _item_files(session),
-        args=state.collect_args, whole=whole_run(config, state.collect_args),
-        judge_orphans=not _run_hooks(config).collect_errors,
-    ))
-
-
-def _item_files(session: pytest.Session) -> set[str]:
-    root = Path(session.config.rootpath)
-    out = set()
-    for item in session.items:
-        try:
-            out.add(Path(item.path).relative_to(root).as_posix())
-        except ValueError:
-            pass
-    return out
+    LawRun.of(session.config).collection_finished(session)
 
 
 # -- running a law test ----------------------------------------------------------------------------
@@ -288,95 +260,18 @@ def _drop_hidden_frames_note(rep: pytest.TestReport) -> None:
 
 
 def _record(item: pytest.Item, info: marks.LawInfo, gap: marks.GapInfo | None, *, outcome: str) -> LawRecord:
-    try:
-        path = Path(item.path).relative_to(item.config.rootpath).as_posix()
-    except ValueError:
-        path = Path(item.path).as_posix()
+    path = relative(item.path, item.config.rootpath) or Path(item.path).as_posix()
     return LawRecord(nodeid=item.nodeid, path=path, law=info.law, source=info.source, doc=info.doc,
                      outcome=outcome, known_gap=gap.page if gap else None, identity=info.identity)
 
 
-class _RunHooks:
-    """Hooks that need the run's config but are not given it, registered once per config."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.collect_errors = 0
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        state = law_session(self.config)
-        if report.failed:
-            self.collect_errors += 1
-            state.collect_errors += 1
-        elif report.skipped and report.nodeid.endswith(".py"):
-            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
-            state.skipped_modules[report.nodeid] = str(reason).removeprefix("Skipped: ")
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Serial run and xdist controller alike: the teardown report carries the finished record."""
-        data = getattr(report, REPORT_ATTR, None)
-        if data is not None:
-            record = LawRecord.from_json(data)
-            law_session(self.config).records[record.nodeid] = record
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """xdist controller: merge what a worker collected (records come with the reports)."""
-        data = getattr(node, "workeroutput", {}).get(WORKER_KEY)
-        if data is not None:
-            _merge_collection(law_session(self.config), data)
-
-
-def _run_hooks(config: pytest.Config) -> _RunHooks:
-    return config.pluginmanager.get_plugin(f"physlaw-run-{id(config)}")
-
-
-# -- end of the session ----------------------------------------------------------------------------
-
-def _collection_json(state: Any) -> dict[str, Any]:
-    return {
-        "collected": [r.to_json() for _, r in sorted(state.collected.items())],
-        "deselected": sorted(state.deselected),
-        "collect_args": list(state.collect_args),
-        "gap_pages": {k: list(v) for k, v in sorted(state.gap_pages.items())},
-        "problems": list(state.problems),
-        "environment": dict(state.environment),
-        "skipped_modules": dict(state.skipped_modules),
-    }
-
-
-def _merge_collection(state: Any, data: dict[str, Any]) -> None:
-    """Every worker collects the same suite: the union of theirs is the controller's collection."""
-    for d in data["collected"]:
-        state.collected.setdefault(d["nodeid"], LawRecord.from_json(d))
-    state.deselected.update(data["deselected"])
-    if not state.collect_args:
-        state.collect_args = list(data["collect_args"])
-    for page, ids in data["gap_pages"].items():
-        have = state.gap_pages.setdefault(page, [])
-        have.extend(i for i in ids if i not in have)
-    state.problems.extend(p for p in data["problems"] if p not in state.problems)
-    for key, value in data.get("environment", {}).items():
-        state.environment.setdefault(key, value)
-    state.skipped_modules.update(data.get("skipped_modules", {}))
-
-
 def pytest_sessionstart(session: pytest.Session) -> None:
-    outputs.start(session.config)  # a bad --law-baseline is a usage error before any test runs
+    LawRun.of(session.config).start()  # a bad output path or baseline is a usage error before any test
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """A worker ships its collection to the controller; elsewhere session problems fail the run."""
-    config = session.config
-    state = law_session(config)
-    state.leaves_files_out = leaves_files_out(config)
-    environment.gather(config, state)
-    workeroutput = getattr(config, "workeroutput", None)
-    if workeroutput is not None:
-        workeroutput[WORKER_KEY] = _collection_json(state)
-        return
-    outputs.finish(session)  # report, baseline, gate, Markdown, catalogue, exit status
+    LawRun.of(session.config).finish(session)  # gate, outputs, exit status (a worker ships its collection)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    outputs.summary(terminalreporter, config)  # laws, regressions, problems, and their counts
+    LawRun.of(config).summary(terminalreporter)  # laws, regressions, problems, and their counts

@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from pytest_physlaw import files
+from pytest_physlaw import files, gaps
 from pytest_physlaw.options import DEFAULT_VERSIONS
 from pytest_physlaw.record import SCHEMA_VERSION, LawRecord
 from pytest_physlaw.scope import covers
@@ -47,27 +47,6 @@ def environment(versions: list[str] | tuple[str, ...] = tuple(DEFAULT_VERSIONS))
     }
 
 
-def gap_status(page: str, keepers: list[str], records: dict[str, LawRecord]) -> str:
-    """open: a keeping test failed as the gap says; closed: one passed; else how they ended."""
-    outcomes = [records[n].outcome for n in keepers if n in records]
-    if "xpassed" in outcomes:
-        return "closed"
-    if "xfailed" in outcomes:
-        return "open"
-    if any(o in ("failed", "crashed", "error") for o in outcomes):
-        return "broken"
-    return "not run"
-
-
-def gap_list(gap_pages: dict[str, list[str]], records: dict[str, LawRecord]) -> list[dict[str, Any]]:
-    return [{"page": page, "tests": sorted(gap_pages[page]), "status": gap_status(page, gap_pages[page], records)}
-            for page in sorted(gap_pages)]
-
-
-def gaps(run: LawSession) -> list[dict[str, Any]]:
-    return gap_list(run.gap_pages, run.records)
-
-
 def build_report(run: LawSession, versions: list[str] | tuple[str, ...] = tuple(DEFAULT_VERSIONS)) -> dict[str, Any]:
     """The run's report as JSON-ready data."""
     data: dict[str, Any] = {
@@ -76,7 +55,7 @@ def build_report(run: LawSession, versions: list[str] | tuple[str, ...] = tuple(
         "environment": {**run.environment, **environment(versions)},
         "run": run.run_json(),
         "laws": [r.to_json() for r in run.sorted_records()],
-        "gaps": gaps(run),
+        "gaps": gaps.listing(run.gap_pages, run.records),
     }
     if run.incomplete is not None:
         data["incomplete"] = run.incomplete
@@ -158,7 +137,7 @@ def merge_baseline(old: dict[str, Any] | None, run: LawSession, env: dict[str, A
         "complete": True,
         "environment": env,
         "laws": [new_laws[k] for k in sorted(new_laws)],
-        "gaps": gap_list(gap_pages, records),
+        "gaps": gaps.listing(gap_pages, records),
     }
     return data, summary
 

@@ -25,11 +25,7 @@ def collect_args(config: pytest.Config) -> list[str]:
         path, sep, rest = str(arg).partition("::")
         module_path = module_file(path) if pyargs else None
         full = Path(os.path.normpath(module_path or base / path))
-        try:
-            rel = full.relative_to(rootdir).as_posix()
-        except ValueError:
-            rel = full.as_posix()  # outside the rootdir: kept absolute, covers nothing of it
-        rel = rel or "."
+        rel = relative(full, rootdir) or full.as_posix()  # outside the rootdir: absolute, covers nothing of it
         out.append(rel + (sep + rest if sep else ""))
     return sorted(set(out))
 
@@ -58,6 +54,15 @@ def covers(args: Iterable[str], target: str) -> bool:
         elif target.startswith(arg + "/") or target.startswith(arg + "::"):
             return True
     return False
+
+
+def relative(path: str | os.PathLike[str], rootdir: str | os.PathLike[str]) -> str | None:
+    """`path` relative to the rootdir, posix ("" never: "." for the rootdir), or None outside it."""
+    try:
+        rel = Path(os.path.normpath(path)).relative_to(rootdir).as_posix()
+    except ValueError:
+        return None
+    return rel or "."
 
 
 def leaves_files_out(config: pytest.Config) -> bool:

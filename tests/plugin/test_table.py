@@ -10,7 +10,8 @@ import pytest
 from pytest_physlaw.gate import Finding, GateResult
 from pytest_physlaw.record import CheckRecord, LawRecord
 from pytest_physlaw.session import LawSession
-from pytest_physlaw.table import check_rows, counts, law_lines, shorten
+from pytest_physlaw.rows import check_rows, counts
+from pytest_physlaw.table import law_lines, shorten
 
 
 def sample_run() -> LawSession:
