@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import coupling
-from fixtures.coupling_fixtures import default_proxy
+from fixtures.coupling.answer import default_proxy
 
 SOURCE = "seed 004 (proxy-isotropic-mass), Opt-in fix"
 GAP = "docs/known_gaps/proxy-isotropic-mass.md"

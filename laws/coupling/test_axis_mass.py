@@ -5,7 +5,7 @@ axis it moves on by trace(W_tt) / (3 lambda_max): 3x on one axis. A 1.5 kg body 
 4.5 kg; a 1.2 g hinge tip 5 cm out gets 3.61 g against 1.20 g along its path; a 0.56 kg gripper pad
 on a jaw slide under a 1 kg carriage gets 1.329 kg, against 0.56 kg along the jaw and 2.12 kg along
 the carriage. With two free axes the fit is 1.5 times the mass (the 0.515 kg platen on two slides).
-Each figure is MuJoCo's W of the scene in `fixtures/coupling_scenes.py`, checked
+Each figure is MuJoCo's W of the scene in `fixtures/coupling/scenes.py`, checked
 against the seed's figure to half a unit of its last digit.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 import coupling
-from fixtures import coupling_scenes
+from fixtures.coupling import scenes as coupling_scenes
 
 SOURCE = "seed 004 (proxy-isotropic-mass), Number"
 

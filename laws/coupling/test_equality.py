@@ -5,7 +5,7 @@ G M^-1 J^T (`coupling.mobility(..., equality=True)`) is MuJoCo's own answer to a
 equalities made stiff, along the body's most mobile axis, within what the constraints' softness
 explains; the tensor proxy built with `equality=True` answers the same. Scenes: the 2F-85-like
 linkage gripper (`connect` equalities and a driver joint equality) and the Panda-like finger pair
-(one joint equality), `fixtures/coupling_scenes.py`. The Panda-like finger's held mass is the two
+(one joint equality), `fixtures/coupling/scenes.py`. The Panda-like finger's held mass is the two
 fingers' together, exactly.
 Known gap (strict xfails): the default proxy, and the tensor proxy built without `equality`, treat
 the linkage as free: docs/known_gaps/proxy-ignores-equality.md.
@@ -26,8 +26,8 @@ import numpy as np
 import pytest
 
 import coupling
-from fixtures import coupling_scenes
-from fixtures.coupling_fixtures import BodyScene, default_proxy
+from fixtures.coupling import scenes as coupling_scenes
+from fixtures.coupling.answer import BodyScene, default_proxy
 
 SOURCE = "MuJoCo equality constraints (connect, joint) held rigid; docs/known_gaps/proxy-ignores-equality.md"
 GAP = "docs/known_gaps/proxy-ignores-equality.md"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 import coupling
-from fixtures import coupling_scenes
+from fixtures.coupling import scenes as coupling_scenes
 
 SOURCE = "seed 004 (proxy-isotropic-mass), What and Number"
 

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import coupling
-from fixtures.coupling_fixtures import default_proxy
-from fixtures.coupling_scenes import turn_pole
+from fixtures.coupling.answer import default_proxy
+from fixtures.coupling.scenes import turn_pole
 
 SOURCE = "seed 004 (proxy-isotropic-mass), What phase 1 leaves open"
 HOST_GAP = "docs/known_gaps/proxy-tensor-host-rotation.md"

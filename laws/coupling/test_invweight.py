@@ -17,7 +17,7 @@ import mujoco
 import pytest
 
 import coupling
-from fixtures import coupling_scenes
+from fixtures.coupling import scenes as coupling_scenes
 
 SOURCE = "MuJoCo engine_setconst.c (mj_setConst, body_invweight0); seed 004, What"
 

@@ -1,6 +1,6 @@
 """A joint below the body turns: the body's own tensor of qpos0 no longer holds, though the body has not turned.
 
-Laws: on the Kinova-like arm (`fixtures.coupling_scenes.shoulder_arm`),
+Laws: on the Kinova-like arm (`fixtures.coupling.scenes.shoulder_arm`),
 the shoulder link turns about z on joint_1 and can only move along its tangent; joint_2, below it,
 lifts the arm. Pushed along the tangent at its centre of mass, the shoulder answers r^2 (M^-1)_11
 per kg (r: its centre of mass's distance from the z axis; (M^-1)_11: joint_1's entry of M^-1).
@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 import coupling
-from fixtures import coupling_scenes
-from fixtures.coupling_fixtures import BodyScene
+from fixtures.coupling import scenes as coupling_scenes
+from fixtures.coupling.answer import BodyScene
 
 SOURCE = "docs/known_gaps/proxy-tensor-host-rotation.md, a joint below the body"
 HOST_GAP = "docs/known_gaps/proxy-tensor-host-rotation.md"

@@ -21,7 +21,7 @@ import coupling
 
 SOURCE = "seed 004 (proxy-isotropic-mass), What phase 1 leaves open"
 GAP = "docs/known_gaps/proxy-drops-rotation.md"
-HALF_WIDTH, HALF_THICKNESS = 0.03, 0.0103  # the platen's half sizes (fixtures/coupling_scenes.py)
+HALF_WIDTH, HALF_THICKNESS = 0.03, 0.0103  # the platen's half sizes (fixtures/coupling/scenes.py)
 DOWN = np.array([0.0, 0.0, -1.0])
 PUSHES = {  # (point offset from the COM, force), world frame at qpos0; the hinge is 5 cm behind along -x
     "far edge, down": (np.array([HALF_WIDTH, 0.0, HALF_THICKNESS]), DOWN),

@@ -1,6 +1,6 @@
 """A lone pad dragging a cloth strip through Newton's MuJoCo-VBD coupling carries it along.
 
-Scene (`fixtures.newton_route.drag_scene`): a 1 kg pad on a horizontal MuJoCo slide, 0.05 m/s,
+Scene (`fixtures.newton.route.drag_scene`): a 1 kg pad on a horizontal MuJoCo slide, 0.05 m/s,
 pressed 0.3 mm into a 6 x 3 cm cloth strip lying on the ground (gravity on; friction pad-cloth 1.0,
 cloth-ground 0.1), contact stiffness 1e3 N/m, 100 exchanges of 1 ms, one coupling pass. The pad's
 proxy in VBD carries 3x its mass along the slide (the isotropic fit), which a drag does not mind.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.newton_route import device_kind
+from fixtures.newton.route import device_kind
 
 DEVICE = device_kind()
 

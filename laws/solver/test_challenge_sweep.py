@@ -3,7 +3,7 @@ so CG overtakes Newton, between the 50-box heap (nv 300, Newton faster) and the 
 (nv 1200, CG faster). A benchmark: it runs with `pytest --benchmark-only laws/solver` (never in a
 plain or `-m law` run); with `--solver-plots DIR` it draws DIR/cost_vs_nv.png.
 
-Heaps of 50 to 800 boxes are each settled once by CG and cached (`fixtures.cost_sweep`: settling
+Heaps of 50 to 800 boxes are each settled once by CG and cached (`fixtures.solver.cost_sweep`: settling
 800 boxes with Newton would take half an hour here), then all solvers step on from that state,
 interleaved rounds after an untimed one (rounds and steps per round sized to each heap). The
 benchmark's own time is the whole sweep; its `extra_info` holds every size's nv, ms and
@@ -24,10 +24,11 @@ import math
 
 import pytest
 
-from fixtures.cost_sweep import SETTLE_SOLVER, SWEEP_SIZES, crossover_nv, growth_exponent, sweep_point
-from fixtures.solver_fixtures import HEAP_SECONDS
-from fixtures.solver_plots import plot_cost_against_nv
-from fixtures.solver_scenes import heap_xml
+from fixtures.solver.cost_sweep import SETTLE_SOLVER, SWEEP_SIZES, crossover_nv, growth_exponent, sweep_point
+from fixtures.solver.options import SOLVERS
+from fixtures.solver.plugin import HEAP_SECONDS
+from fixtures.solver.plots import plot_cost_against_nv
+from fixtures.solver.scenes import heap_xml
 
 SOURCE = "Lesson 20.2, challenge"
 WHY_TIME = "interleaved rounds from one state, median of per-round ratios; the lesson's ordering"
@@ -58,6 +59,6 @@ def test_cg_overtakes_newton_as_the_heap_grows(benchmark, law, settle, solver_pl
                   drift=None, why="least-squares slopes on log axes; measured 1.8 to 1.9 (step), 1.4 to 1.5 "
                                   "(iteration): half a power of nv is a clear difference in growth")
     if solver_plot_dir is not None:
-        plot_cost_against_nv({s: {p.nv: p.ms(s) for p in points} for s in ("PGS", "CG", "Newton")},
+        plot_cost_against_nv({s: {p.nv: p.ms(s) for p in points} for s in SOLVERS},
                              solver_plot_dir / "cost_vs_nv.png", crossover_nv=crossover,
                              title="Time per step against nv, heaps of 50 to 800 boxes")

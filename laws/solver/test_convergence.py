@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from fixtures.settled import SettledState
-from fixtures.solver_convergence import ConvergenceTable, convergence_table
+from fixtures.solver.convergence import ConvergenceTable, convergence_table
 from laws.solver.lesson import require_lesson_mujoco
 
 SOURCE = "Lesson 20.2, part 1"

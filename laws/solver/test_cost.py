@@ -3,7 +3,7 @@ scenes, CG faster than Newton on the 200-box heap; Newton needs a handful of ite
 where CG and PGS need tens (Lesson 20.2, "Cost as the system grows").
 
 Time is only compared as a ratio of two solvers timed in the same run, in interleaved rounds, the
-median over rounds (`fixtures.solver_timing`); no absolute time is a law. Iterations per step do
+median over rounds (`fixtures.solver.timing`); no absolute time is a law. Iterations per step do
 not depend on the machine, and the lesson's figures for them are reference laws on MuJoCo 3.14.0.
 
 Protocol. Tower and 50-box heap: the lesson's, each solver settles the scene itself (1 s, 1.5 s;
@@ -32,12 +32,12 @@ from collections.abc import Callable
 
 import pytest
 
-from fixtures.solver_fixtures import HEAP_SECONDS, TOWER_SECONDS
-from fixtures.solver_scenes import heap_xml, tower_xml
-from fixtures.solver_timing import StepCost, cost_ratio, interleaved_cost, simulation
+from fixtures.solver.options import SOLVERS
+from fixtures.solver.plugin import HEAP_SECONDS, TOWER_SECONDS
+from fixtures.solver.scenes import heap_xml, tower_xml
+from fixtures.solver.timing import StepCost, cost_ratio, interleaved_cost, simulation
 from laws.solver.lesson import require_lesson_mujoco
 
-SOLVERS = ("PGS", "CG", "Newton")
 SCENES = ("tower", "heap50", "heap200")
 OWN_SETTLING = {"tower": (lambda **o: tower_xml(10, **o), TOWER_SECONDS),
                 "heap50": (lambda **o: heap_xml(50, **o), HEAP_SECONDS)}

@@ -1,6 +1,6 @@
 """Benchmarks of a step with each solver on the tower and the heaps of 50 and 200 boxes (Lesson 20.2,
 "Cost as the system grows"); they run with `pytest --benchmark-only laws/solver` and never in a
-plain or `-m law` run (`fixtures.bench_fixtures`).
+plain or `-m law` run (`fixtures.benchmarks`).
 
 The lesson's protocol: each solver settles the scene itself (tower 1 s, heaps 1.5 s; cached
 across runs), then 300 steps are timed, one benchmark round each. Each benchmark's `extra_info` holds nv,
@@ -24,12 +24,12 @@ import mujoco
 import numpy as np
 import pytest
 
-from fixtures.solver_fixtures import HEAP_SECONDS, TOWER_SECONDS
-from fixtures.solver_scenes import heap_xml, tower_xml
-from fixtures.solver_timing import simulation, step_iterations
+from fixtures.solver.options import SOLVERS
+from fixtures.solver.plugin import HEAP_SECONDS, TOWER_SECONDS
+from fixtures.solver.scenes import heap_xml, tower_xml
+from fixtures.solver.timing import simulation, step_iterations
 from laws.solver.lesson import LESSON_MUJOCO
 
-SOLVERS = ("PGS", "CG", "Newton")
 SCENES = {"tower": (lambda **o: tower_xml(10, **o), TOWER_SECONDS),
           "heap50": (lambda **o: heap_xml(50, **o), HEAP_SECONDS),
           "heap200": (lambda **o: heap_xml(200, **o), HEAP_SECONDS)}

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from fixtures.settled import SettledState
-from fixtures.solver_fixtures import COST_STEPS, HEAP_SECONDS
-from fixtures.solver_scenes import HALF_SIDE, WALL_HALF_THICKNESS as HALF_SIDE_WALL, heap_bin_reach, heap_xml
+from fixtures.solver.plugin import COST_STEPS, HEAP_SECONDS
+from fixtures.solver.scenes import HALF_SIDE, WALL_HALF_THICKNESS as HALF_SIDE_WALL, heap_bin_reach, heap_xml
 from laws.solver.lesson import require_lesson_mujoco
 
 ROWS_PER_PYRAMIDAL_CONTACT = 4  # 2 (condim - 1) edges of the cone, condim 3

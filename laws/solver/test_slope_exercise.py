@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 
-from fixtures.slope_runs import iterations_to_hold
+from fixtures.solver.options import SOLVERS
+from fixtures.solver.slope_runs import iterations_to_hold
 from laws.solver.lesson import require_lesson_mujoco
 
 SOURCE = "Lesson 20.2, exercise"
@@ -44,7 +45,7 @@ def exercise_answers(slope_run) -> dict[str, dict[str, Any]]:
         out[name] = {"creep_mm": creep, **{
             solver: iterations_to_hold(lambda k: slope_run(solver, k, **options), KS, creep)  # noqa: B023
             for solver in ("PGS", "CG")}}
-        out[name]["creep_at_100_mm"] = [slope_run(s, 100, **options).creep_mm for s in ("PGS", "CG", "Newton")]
+        out[name]["creep_at_100_mm"] = [slope_run(s, 100, **options).creep_mm for s in SOLVERS]
     return out
 
 

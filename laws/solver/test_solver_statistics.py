@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from fixtures.settled import SettledState
-from fixtures.solver_convergence import ColdSolve, cold_solve
-from fixtures.solver_options import SolverOptions
+from fixtures.solver.convergence import ColdSolve, cold_solve
+from fixtures.solver.options import SOLVERS, SolverOptions
 from laws.solver.lesson import require_lesson_mujoco
 
 SOURCE = "Lesson 20.2, part 1"
@@ -29,7 +29,7 @@ DEFAULT = SolverOptions()
 def default_solves(settled_tower: SettledState) -> dict[str, ColdSolve]:
     """Each solver, cold, at the default iterations (100) and tolerance (1e-8), on the settled tower."""
     return {name: cold_solve(settled_tower, name, DEFAULT.iterations, DEFAULT.tolerance)
-            for name in ("PGS", "CG", "Newton")}
+            for name in SOLVERS}
 
 
 @pytest.mark.law("newton-stops-after-one", source=SOURCE)
@@ -43,7 +43,7 @@ def test_newton_stops_after_one_iteration_at_default_tolerance(law, default_solv
 
 
 @pytest.mark.law("solvers-stop-on-tolerance", source=SOURCE)
-@pytest.mark.parametrize("solver", ["PGS", "CG", "Newton"])
+@pytest.mark.parametrize("solver", SOLVERS)
 def test_solvers_stop_before_the_limit_once_below_tolerance(law, default_solves: dict[str, ColdSolve],
                                                             solver: str) -> None:
     """Each solver stops before 100 iterations, on its last entry's stopping figure below tolerance."""

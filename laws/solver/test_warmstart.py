@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fixtures.solver_scenes import tower_xml
+from fixtures.solver.options import SOLVERS
+from fixtures.solver.scenes import tower_xml
 from laws.solver.lesson import require_lesson_mujoco
 
 SOURCE = "Lesson 20.2, part 2"
 SECONDS = 2.0
-SOLVERS = ("PGS", "CG", "Newton")
 TRANSIENT_STEPS = 250  # the lesson averaged from step 251 on: the first 0.5 s (at 2 ms) are the start
 
 

@@ -32,9 +32,9 @@ import pytest
 
 pytest.importorskip("mujoco_warp")
 
-from fixtures.slope_runs import run_slope  # noqa: E402
-from fixtures.solver_scenes import slope  # noqa: E402
-from fixtures.warp_route import device_kind  # noqa: E402
+from fixtures.solver.slope_runs import run_slope  # noqa: E402
+from fixtures.solver.scenes import slope  # noqa: E402
+from fixtures.warp.route import device_kind  # noqa: E402
 
 DEVICE = device_kind()
 HOLD_SHARE = 0.01  # a box holds when it moves less than this share of its frictionless slide

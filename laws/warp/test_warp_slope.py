@@ -15,9 +15,9 @@ Measured on the CPU with MuJoCo 3.14.0 and mujoco-warp 3.14.0, distance slid, MJ
     5 s: Newton 100 it. 8.9880 / 8.9905 mm, CG 100 it. 8.9876 / 8.9905, CG 2 it. 8.9866 / 8.9952
 
 (`pytest laws/warp/test_warp_slope.py --law-report=r.json` has the 1 s differences and ratios; one
-5 s figure: `python -c "from fixtures import warp_route as w; from fixtures.solver_scenes import
+5 s figure: `python -c "from fixtures import warp_route as w; from fixtures.solver.scenes import
 slope; m = slope(solver='CG', iterations=2); print(w.simulate(w.put_scene(m), 2500).displacement_mm(1))"`
-and `fixtures.slope_runs.run_slope(20, 0.5, 5.0, solver='CG', iterations=2).creep_mm` for C.)
+and `fixtures.solver.slope_runs.run_slope(20, 0.5, 5.0, solver='CG', iterations=2).creep_mm` for C.)
 The issue's author measured Newton 8.988 / 8.991 mm (as here) and CG at 2 iterations 9.134 / 9.211
 mm; this scene gives 8.987 / 8.995 mm for CG at 2, C's figure being the lesson's (8.995 mm).
 """
@@ -29,8 +29,8 @@ import pytest
 
 pytest.importorskip("mujoco_warp")
 
-from fixtures.slope_runs import HOLD_FACTOR  # noqa: E402
-from fixtures.warp_route import device_kind, float32_rounding_m, warp_solvers  # noqa: E402
+from fixtures.solver.slope_runs import HOLD_FACTOR  # noqa: E402
+from fixtures.warp.route import device_kind, float32_rounding_m, warp_solvers  # noqa: E402
 
 DEVICE = device_kind()
 SECONDS = 5.0 if DEVICE == "cuda" else 1.0
@@ -75,7 +75,7 @@ def test_capped_warp_still_holds_the_box(law, warp_slope_run, slope_run, solver:
               why="the cap binds: MJWarp printed its iteration-limit warning (captured) in 1 (Newton, 1 it.) "
                   "and 18 (CG, 2 it.) of 500 steps on the CPU; with none the capped run would test nothing")
     law.check("creep_over_converged_c", creep / c_converged.creep_mm, le=HOLD_FACTOR,
-              why=f"the box holds: it moves at most {HOLD_FACTOR:g}x the converged creep (fixtures.slope_runs); "
+              why=f"the box holds: it moves at most {HOLD_FACTOR:g}x the converged creep (fixtures.solver.slope_runs); "
                   "measured 0.999 (CG 2 it., 1 s) where PGS at 2 iterations slides 52x as far in C")
     law.check("creep_over_c_same_cap", creep / c_capped.creep_mm, near=1.0, rel=0.02,
               why="an unconverged solve stops at another iterate in float32, tolerance 1e-6 and MJWarp's "

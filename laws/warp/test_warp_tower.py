@@ -26,10 +26,10 @@ import pytest
 
 pytest.importorskip("mujoco_warp")
 
-from fixtures.solver_convergence import REFERENCE_ITERATIONS, REFERENCE_TOLERANCE, cold_solve  # noqa: E402
+from fixtures.solver.convergence import REFERENCE_ITERATIONS, REFERENCE_TOLERANCE, cold_solve  # noqa: E402
 from fixtures.settled import step_iterations  # noqa: E402
-from fixtures.solver_scenes import tower  # noqa: E402
-from fixtures.warp_route import device_kind, warp_solvers  # noqa: E402
+from fixtures.solver.scenes import tower  # noqa: E402
+from fixtures.warp.route import device_kind, warp_solvers  # noqa: E402
 
 DEVICE = device_kind()
 STEPS = 250  # 0.5 s after the settled state: long enough for CG's warmstart to pay (see the law)
