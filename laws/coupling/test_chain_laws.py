@@ -1,7 +1,9 @@
 """Proxies of the links of random kinematic chains (Hypothesis): what holds for every body, not only the seed's.
+Source: the proxies' API (coupling/proxies.py, coupling/spatial_mobility.py) and MuJoCo's
+`body_invweight0`; the fix "W per exchange" planned in the seed page "The isotropic mass of a body's proxy".
 
-Laws (coupling/ API over `fixtures.coupling.scenes.chains()`: 1 to 4 joints of slide, hinge, ball and
-free kinds, random masses, inertias, offsets and poses; seed 004, Planned fix "W per exchange"):
+Laws (over `fixtures.coupling.scenes.chains()`: 1 to 4 joints of slide, hinge, ball and free
+kinds, random masses, inertias, offsets and poses):
 - A tensor proxy rebuilt at the current pose with no floor (`pose="current"`, kappa = inf) answers
   a force at any link's centre of mass exactly as MuJoCo moves that link, to 1e-9 of lambda_max |f|.
 - The isotropic fit 3 / trace(W_tt) lies between the axis mass 1 / lambda_max and three times it.

@@ -1,4 +1,5 @@
 """A joint below the body turns: the body's own tensor of qpos0 no longer holds, though the body has not turned.
+Source: docs/known_gaps/proxy-tensor-host-rotation.md, "A joint below the body".
 
 Laws: on the Kinova-like arm (`fixtures.coupling.scenes.shoulder_arm`),
 the shoulder link turns about z on joint_1 and can only move along its tangent; joint_2, below it,
@@ -10,9 +11,11 @@ orientation does not change. So:
   joint_2;
 - the qpos0 tensor, not turned, keeps the upright arm's answer: it answers (M^-1)_11 at qpos0
   over (M^-1)_11 now times the shoulder's answer, the ratio MuJoCo's own `mj_solveM` gives.
-Known gap (strict xfail): that qpos0 tensor is 323x too light with joint_2 at 90 degrees
-(`.venv/bin/pytest laws/coupling/test_joint_below.py --runxfail -k default_pose` shows it):
+Known gap (strict xfail): that qpos0 tensor is 323x too light with joint_2 at 90 degrees:
 docs/known_gaps/proxy-tensor-host-rotation.md.
+
+Measured:
+`.venv/bin/pytest laws/coupling/test_joint_below.py --runxfail -k default_pose` shows the 323x.
 """
 
 from __future__ import annotations

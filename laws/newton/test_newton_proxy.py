@@ -1,4 +1,6 @@
 """The proxy in a real destination solver: laws on Newton's MuJoCo-VBD coupling.
+Source: docs/known_gaps/newton-proxy-isotropic-fit.md, after the seed page "The isotropic mass of a body's proxy";
+Newton 1.7.0's `SolverCoupledProxy`.
 
 Newton 1.7.0's `SolverCoupledProxy` moves a MuJoCo body inside VBD as a proxy body of one mass,
 1 / (invweight0_t + 2/3 invweight0_r |r|^2), and feeds the contact force VBD harvests on it back to
@@ -8,7 +10,8 @@ Scene (`fixtures.newton.route.contact_scene`): the seed's 0.515 kg platen (60 x 
 (4 x 4 x 1 cells of 1 cm, 1e5 Pa), no gravity, 1 ms exchanges, VBD at 10 iterations, contact
 stiffness 1e4 N/m (and 1e5 where the law says so).
 
-Measured on the CPU, float32 (Newton 1.7.0, mujoco 3.14.0, mujoco-warp 3.14.0, warp-lang 1.19.0):
+Measured:
+On the CPU, float32 (Newton 1.7.0, mujoco 3.14.0, mujoco-warp 3.14.0, warp-lang 1.19.0):
 `WARP_CACHE_PATH=.warp_cache .venv/bin/pytest laws/newton --law-report=r.json` has every figure;
 the docstrings give them. Float32: masses agree to 1e-7 relative; the velocity figures depend on
 VBD's float32 solve and may move in the last digits on CUDA (not run there yet).
@@ -153,8 +156,10 @@ def test_axis_mass_through_the_hook_gives_like_the_twin(law, newton_exchange, st
 @pytest.mark.law(f"newton-aitken-needs-no-mass[{DEVICE}]", source=SOURCE)
 def test_coupling_iterations_give_way_like_the_twin(law, newton_exchange) -> None:
     """With 8 Aitken-relaxed coupling passes the slider moves like its twin: the converged coupling
-    does not need the proxy's mass. 1e4 N/m, 1 ms; measured: the body's first-contact velocity
-    change 1.026x the twin's, its velocity after the impact 0.974x."""
+    does not need the proxy's mass (1e4 N/m, 1 ms).
+
+    Measured:
+    The body's first-contact velocity change 1.026x the twin's, its velocity after the impact 0.974x."""
     slider = newton_exchange("slider", steps=STEPS, iterations=8, aitken=True)
     twin = newton_exchange("three_slides", steps=STEPS, iterations=8, aitken=True)
     i = twin.first_contact()

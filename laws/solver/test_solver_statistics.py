@@ -1,13 +1,15 @@
 """Solver statistics: what `solver_niter` and `mjData.solver` say about a solve, and when it stops.
+Source: Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", part 1; MuJoCo's documentation of `opt.tolerance` (XML reference, "option").
 
 Each island's solve records one entry per iteration in `mjData.solver` (improvement: the
 scaled fall of the cost; gradient: the scaled gradient norm), `solver_niter` entries in all. A
 solve stops at `opt.iterations` or earlier, once the improvement (PGS) or the smaller of
 improvement and gradient (CG, Newton) falls below `opt.tolerance`. At the default tolerance
 1e-8, cold from the settled tower: Newton stops after 1 iteration with improvement 111 and
-gradient 1.7e-14 (the lesson printed 1.1e+02 and 1.7e-14); CG after 11, PGS after 78
-(`pytest laws/solver/test_solver_statistics.py`, MuJoCo 3.14.0 and 4.0.0 alike).
-Source: Lesson 20.2, part 1, and MuJoCo's documentation of `tolerance`.
+gradient 1.7e-14 (the lesson printed 1.1e+02 and 1.7e-14); CG after 11, PGS after 78.
+
+Measured:
+`pytest laws/solver/test_solver_statistics.py`, MuJoCo 3.14.0 and 4.0.0 alike.
 """
 
 from __future__ import annotations
