@@ -1,9 +1,9 @@
-"""The suite's scene fixtures, registered for laws/ and tests/ alike."""
+"""The suite's scene fixtures, one plugin per subject of laws/, registered for laws/ and tests/ alike."""
 
 pytest_plugins = [
-    "fixtures.solver_fixtures",
-    "fixtures.bench_fixtures",
-    "fixtures.coupling_fixtures",
-    "fixtures.warp_fixtures",
-    "fixtures.newton_fixtures",
+    "fixtures.benchmarks",
+    "fixtures.solver.plugin",
+    "fixtures.coupling.plugin",
+    "fixtures.warp.plugin",
+    "fixtures.newton.plugin",
 ]

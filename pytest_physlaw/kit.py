@@ -2,10 +2,10 @@
 
 A wheel installs the repo's `coupling/` as `pytest_physlaw.coupling` and its `fixtures/` as
 `pytest_physlaw.scenes`: PyPI has packages named `coupling` and `fixtures`, which top-level names
-would shadow. A source checkout keeps them top-level (`import coupling`, `from fixtures import ...`,
+would shadow. A source checkout keeps them top-level (`import coupling`, `from fixtures.solver import ...`,
 as the suite writes them). Their internal imports are relative, so either name works; but a module
 imported under two names is two modules (two `ScalarProxy` classes: isinstance fails across them),
-so code that may run in both places (the law pack, `fixtures.coupling_fixtures`) imports them through
+so code that may run in both places (the law pack, `fixtures.coupling.answer`) imports them through
 `coupling()` and `scenes()`, and `claim` (called by both packages' `__init__`) refuses a second name.
 """
 
@@ -43,7 +43,7 @@ def coupling() -> ModuleType:
 
 
 def scenes(module: str) -> ModuleType:
-    """A module of the scene kit, e.g. `scenes("settled")` (`fixtures.settled` in a checkout)."""
+    """A module of the scene kit, e.g. `scenes("settled")` or `scenes("solver.options")` (`fixtures.settled` in a checkout)."""
     return importlib.import_module(f"{names()[1]}.{module}")
 
 

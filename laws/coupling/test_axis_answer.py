@@ -1,11 +1,12 @@
 """A known force on the 0.515 kg platen: the tensor proxy answers like the body, the scalar a third of it.
+Source: docs/known_gaps/proxy-isotropic-mass.md ("Number", "Workaround"), after the seed page "The isotropic mass of a body's proxy".
 
-Laws (seed 004, Opt-in fix, law of the 0.515 kg platen): a 1 N force at the centre of mass along
-the axis the platen moves on (vertical, on one slider or on a hinge 5 cm from its centre of mass)
-moves the body 1.941 or 1.712 m/s^2 (MuJoCo's own answer); the tensor proxy answers within 10 %
-of it; across the axis, where the body cannot move, the tensor moves at most 10 % of its
-along-axis answer; it moves exactly its floor, lambda_max / kappa = 1 % of it. On three slides (the exact twin)
-both proxies answer exactly like the body.
+Laws: a 1 N force at the centre of mass along the axis the platen moves on (vertical, on one slider
+or on a hinge 5 cm from its centre of mass) moves the body 1.941 or 1.712 m/s^2 (MuJoCo's own
+answer); the tensor proxy (the opt-in fix) answers within 10 % of it; across the axis, where the
+body cannot move, the tensor moves at most 10 % of its along-axis answer; it moves exactly its
+floor, lambda_max / kappa = 1 % of it. On three slides (the exact twin) both proxies answer exactly
+like the body.
 Known gap (strict xfail, docs/known_gaps/proxy-isotropic-mass.md): the default proxy is the scalar
 one, which answers 1/3 of the body along the axis (0.647 against 1.941, 0.571 against 1.712 per kg)
 and 1/3 of it across, where the body does not move; that third is itself a law of the scalar proxy.
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 import coupling
-from fixtures.coupling_fixtures import default_proxy
+from fixtures.coupling.answer import default_proxy
 
 SOURCE = "seed 004 (proxy-isotropic-mass), Opt-in fix"
 GAP = "docs/known_gaps/proxy-isotropic-mass.md"

@@ -1,12 +1,13 @@
 """A body weighs its axis mass 1 / lambda_max(W_tt) where it moves; the isotropic fit is heavier.
+Source: docs/known_gaps/proxy-isotropic-mass.md ("Number", "Why"), after the seed page "The isotropic mass of a body's proxy".
 
-Law (seed 004, Number): the scalar proxy's mass 3 / trace(W_tt) exceeds the body's mass along the
-axis it moves on by trace(W_tt) / (3 lambda_max): 3x on one axis. A 1.5 kg body on one slide gets
-4.5 kg; a 1.2 g hinge tip 5 cm out gets 3.61 g against 1.20 g along its path; a 0.56 kg gripper pad
-on a jaw slide under a 1 kg carriage gets 1.329 kg, against 0.56 kg along the jaw and 2.12 kg along
-the carriage. With two free axes the fit is 1.5 times the mass (the 0.515 kg platen on two slides).
-Each figure is MuJoCo's W of the scene in `fixtures/coupling_scenes.py`, checked
-against the seed's figure to half a unit of its last digit.
+Law: the scalar proxy's mass 3 / trace(W_tt) exceeds the body's mass along the axis it moves on by
+trace(W_tt) / (3 lambda_max): 3x on one axis. A 1.5 kg body on one slide gets 4.5 kg; a 1.2 g hinge
+tip 5 cm out gets 3.61 g against 1.20 g along its path; a 0.56 kg gripper pad on a jaw slide under a
+1 kg carriage gets 1.329 kg, against 0.56 kg along the jaw and 2.12 kg along the carriage. With two
+free axes the fit is 1.5 times the mass (the 0.515 kg platen on two slides). Each figure is
+MuJoCo's W of the scene in `fixtures/coupling/scenes.py`, checked against the seed's figure to half
+a unit of its last digit.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 import coupling
-from fixtures import coupling_scenes
+from fixtures.coupling import scenes as coupling_scenes
 
 SOURCE = "seed 004 (proxy-isotropic-mass), Number"
 

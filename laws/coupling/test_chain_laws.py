@@ -1,7 +1,9 @@
 """Proxies of the links of random kinematic chains (Hypothesis): what holds for every body, not only the seed's.
+Source: the proxies' API (coupling/proxies.py, coupling/spatial_mobility.py) and MuJoCo's
+`body_invweight0`; the fix "W per exchange" planned in the seed page "The isotropic mass of a body's proxy".
 
-Laws (coupling/ API over `fixtures.coupling_scenes.chains()`: 1 to 4 joints of slide, hinge, ball and
-free kinds, random masses, inertias, offsets and poses; seed 004, Planned fix "W per exchange"):
+Laws (over `fixtures.coupling.scenes.chains()`: 1 to 4 joints of slide, hinge, ball and free
+kinds, random masses, inertias, offsets and poses):
 - A tensor proxy rebuilt at the current pose with no floor (`pose="current"`, kappa = inf) answers
   a force at any link's centre of mass exactly as MuJoCo moves that link, to 1e-9 of lambda_max |f|.
 - The isotropic fit 3 / trace(W_tt) lies between the axis mass 1 / lambda_max and three times it.
@@ -23,8 +25,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import coupling
-from fixtures.coupling_fixtures import BodyScene
-from fixtures.coupling_scenes import Chain, chain_model, chains, forces, free_bodies, pose_chain
+from fixtures.coupling.answer import BodyScene
+from fixtures.coupling.scenes import Chain, chain_model, chains, forces, free_bodies, pose_chain
 
 SOURCE = "seed 004 (proxy-isotropic-mass), Planned fix; coupling/ API"
 EXAMPLES = 60  # per law; the physlaw-ci profile derandomises them (about 0.4 s per law on 2 cores)

@@ -1,11 +1,13 @@
 """A body on a linkage closed by equality constraints answers a push with the linkage held rigid.
+Source: MuJoCo's documentation, "Computation", "Soft constraints" (equality constraints and their
+solref/solimp); docs/known_gaps/proxy-ignores-equality.md.
 
 Laws: the constrained mobility W_c = W - J M^-1 G^T (G M^-1 G^T)^+
 G M^-1 J^T (`coupling.mobility(..., equality=True)`) is MuJoCo's own answer to a force with the
 equalities made stiff, along the body's most mobile axis, within what the constraints' softness
 explains; the tensor proxy built with `equality=True` answers the same. Scenes: the 2F-85-like
 linkage gripper (`connect` equalities and a driver joint equality) and the Panda-like finger pair
-(one joint equality), `fixtures/coupling_scenes.py`. The Panda-like finger's held mass is the two
+(one joint equality), `fixtures/coupling/scenes.py`. The Panda-like finger's held mass is the two
 fingers' together, exactly.
 Known gap (strict xfails): the default proxy, and the tensor proxy built without `equality`, treat
 the linkage as free: docs/known_gaps/proxy-ignores-equality.md.
@@ -15,8 +17,11 @@ through (A + R)^-1, A = G M^-1 G^T and R = `efc_R`, where the rigid linkage answ
 For c = G M^-1 J^T u, the soft answer exceeds the rigid one by c^T (A^+ - (A + R)^-1) c, which lies
 between 0 and f^T R f with f = A^+ c the rigid constraint force per newton of push (from
 A (A + R)^-1 A >= A - R). R is (1 - d) / d times MuJoCo's diagonal estimate of A, d the solimp
-impedance (0.9999 here): f^T R f is a small share of the answer, 1.4e-3 on the gripper pad and
-1.0e-4 on the finger (`.venv/bin/pytest laws/coupling/test_equality.py -s -k stiff` prints them).
+impedance (0.9999 here).
+
+Measured:
+f^T R f is a small share of the answer, 1.4e-3 on the gripper pad and 1.0e-4 on the finger
+(`.venv/bin/pytest laws/coupling/test_equality.py -s -k stiff` prints them).
 """
 
 from __future__ import annotations
@@ -26,8 +31,8 @@ import numpy as np
 import pytest
 
 import coupling
-from fixtures import coupling_scenes
-from fixtures.coupling_fixtures import BodyScene, default_proxy
+from fixtures.coupling import scenes as coupling_scenes
+from fixtures.coupling.answer import BodyScene, default_proxy
 
 SOURCE = "MuJoCo equality constraints (connect, joint) held rigid; docs/known_gaps/proxy-ignores-equality.md"
 GAP = "docs/known_gaps/proxy-ignores-equality.md"

@@ -1,10 +1,11 @@
 """The exchange clock, the stiffness cap and the strong-pair class are sized by the axis mass.
+Source: docs/known_gaps/proxy-isotropic-mass.md, after the seed page "The isotropic mass of a body's proxy" ("What", "Number").
 
-Law (seed 004, What and Number): what is sized from a body's mass reads `exchange_mass`, the mass
-along its most mobile axis 1 / lambda_max(W_tt) at qpos0, not the proxy's isotropic fit. The gripper
-pad's interface bound sqrt(m / k_c) was 1.15 ms on the 1.329 kg fit and is 0.75 ms on the 0.56 kg
-axis mass. The seed does not print k_c; 1.329 kg / (1.15 ms)^2 gives 1.005e6 N/m, 1 MN/m to the
-rounding of its figures, and at that k_c the axis mass must give 0.75 ms.
+Law: what is sized from a body's mass reads `exchange_mass`, the mass along its most mobile axis
+1 / lambda_max(W_tt) at qpos0, not the proxy's isotropic fit. The gripper pad's interface bound
+sqrt(m / k_c) was 1.15 ms on the 1.329 kg fit and is 0.75 ms on the 0.56 kg axis mass. The seed
+does not print k_c; 1.329 kg / (1.15 ms)^2 gives 1.005e6 N/m, 1 MN/m to the rounding of its
+figures, and at that k_c the axis mass must give 0.75 ms.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 import coupling
-from fixtures import coupling_scenes
+from fixtures.coupling import scenes as coupling_scenes
 
 SOURCE = "seed 004 (proxy-isotropic-mass), What and Number"
 

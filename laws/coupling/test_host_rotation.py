@@ -1,15 +1,15 @@
 """A pole on a sliding cart: the qpos0 tensor turns its mobile axis with the pole, the cart's does not turn.
+Source: docs/known_gaps/proxy-tensor-host-rotation.md ("What", "Number") and
+docs/known_gaps/proxy-isotropic-mass.md.
 
-Laws (seed 004, What phase 1 leaves open): a 0.2 kg pole on a 1 kg cart, pushed along the cart's
-slide at its centre of mass. Upright, the body answers 4.99 per kg and the tensor proxy the same.
-Turned 90 degrees the body answers 0.83 per kg, and a tensor rebuilt at the current pose
-(`pose="current"`) answers the same.
+Laws: a 0.2 kg pole on a 1 kg cart, pushed along the cart's slide at its centre of mass. Upright,
+the body answers 4.99 per kg and the tensor proxy the same. Turned 90 degrees the body answers
+0.83 per kg, and a tensor rebuilt at the current pose (`pose="current"`) answers the same.
 Known gaps (strict xfails): the qpos0 tensor, turned with the pole, points its mobile axis along
 the pole's path instead of the cart's slide and answers 0.050 per kg at kappa 100 (17x too heavy)
 and 0.50 per kg at kappa 10 (1.7x): docs/known_gaps/proxy-tensor-host-rotation.md; those factors
-are themselves laws. The default
-proxy, the scalar one, answers 1.66 per kg in both poses, 1/3 of the upright body and 2x the turned
-one: docs/known_gaps/proxy-isotropic-mass.md.
+are themselves laws. The default proxy, the scalar one, answers 1.66 per kg in both poses, 1/3 of
+the upright body and 2x the turned one: docs/known_gaps/proxy-isotropic-mass.md.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import coupling
-from fixtures.coupling_fixtures import default_proxy
-from fixtures.coupling_scenes import turn_pole
+from fixtures.coupling.answer import default_proxy
+from fixtures.coupling.scenes import turn_pole
 
 SOURCE = "seed 004 (proxy-isotropic-mass), What phase 1 leaves open"
 HOST_GAP = "docs/known_gaps/proxy-tensor-host-rotation.md"

@@ -1,6 +1,8 @@
 """The scalar proxy is MuJoCo's `body_invweight0`, except where MuJoCo takes its "simple body" shortcut.
+Source: MuJoCo's `mj_setConst` (src/engine/engine_setconst.c) and its documentation of
+`mjModel.body_invweight0`.
 
-Laws (MuJoCo's `mj_setConst`, src/engine/engine_setconst.c):
+Laws:
 - General path: `body_invweight0[b, 0]` is trace(W_tt) / 3 of W = J M^-1 J^T at qpos0, so the
   scalar proxy's mass 3 / trace(W_tt) is 1 / `body_invweight0[b, 0]`.
 - Shortcut: a body the compiler marks `body_simple == 2` (only slide joints, each on a coordinate
@@ -8,6 +10,8 @@ Laws (MuJoCo's `mj_setConst`, src/engine/engine_setconst.c):
   to it; no children) gets 1 / `body_mass` without W. That is the body's own mass whatever its
   slides and their armature: 1.5 kg for the 1.5 kg cube on one slide, where W's isotropic fit is
   4.5 kg and, with 0.5 kg of armature, its axis mass is 2.0 kg.
+
+Measured:
 Both hold on MuJoCo 3.14.0 and 4.0.0.
 """
 
@@ -17,7 +21,7 @@ import mujoco
 import pytest
 
 import coupling
-from fixtures import coupling_scenes
+from fixtures.coupling import scenes as coupling_scenes
 
 SOURCE = "MuJoCo engine_setconst.c (mj_setConst, body_invweight0); seed 004, What"
 

@@ -1,6 +1,7 @@
 """A joint below the body turns: the body's own tensor of qpos0 no longer holds, though the body has not turned.
+Source: docs/known_gaps/proxy-tensor-host-rotation.md, "A joint below the body".
 
-Laws: on the Kinova-like arm (`fixtures.coupling_scenes.shoulder_arm`),
+Laws: on the Kinova-like arm (`fixtures.coupling.scenes.shoulder_arm`),
 the shoulder link turns about z on joint_1 and can only move along its tangent; joint_2, below it,
 lifts the arm. Pushed along the tangent at its centre of mass, the shoulder answers r^2 (M^-1)_11
 per kg (r: its centre of mass's distance from the z axis; (M^-1)_11: joint_1's entry of M^-1).
@@ -10,9 +11,11 @@ orientation does not change. So:
   joint_2;
 - the qpos0 tensor, not turned, keeps the upright arm's answer: it answers (M^-1)_11 at qpos0
   over (M^-1)_11 now times the shoulder's answer, the ratio MuJoCo's own `mj_solveM` gives.
-Known gap (strict xfail): that qpos0 tensor is 323x too light with joint_2 at 90 degrees
-(`.venv/bin/pytest laws/coupling/test_joint_below.py --runxfail -k default_pose` shows it):
+Known gap (strict xfail): that qpos0 tensor is 323x too light with joint_2 at 90 degrees:
 docs/known_gaps/proxy-tensor-host-rotation.md.
+
+Measured:
+`.venv/bin/pytest laws/coupling/test_joint_below.py --runxfail -k default_pose` shows the 323x.
 """
 
 from __future__ import annotations
@@ -22,8 +25,8 @@ import numpy as np
 import pytest
 
 import coupling
-from fixtures import coupling_scenes
-from fixtures.coupling_fixtures import BodyScene
+from fixtures.coupling import scenes as coupling_scenes
+from fixtures.coupling.answer import BodyScene
 
 SOURCE = "docs/known_gaps/proxy-tensor-host-rotation.md, a joint below the body"
 HOST_GAP = "docs/known_gaps/proxy-tensor-host-rotation.md"

@@ -1,8 +1,9 @@
 """A force off the centre of mass of the hinged platen: the 6 x 6 W answers it, the 3 x 3 proxy does not.
+Source: MuJoCo's dynamics (W = J M^-1 J^T, `mj_objectAcceleration`); docs/known_gaps/proxy-drops-rotation.md.
 
-Law (MuJoCo's dynamics; seed 004, What phase 1 leaves open): a force f at a point r from the centre
-of mass is the wrench [f; r x f] there, and the body's answer (its COM's linear and angular
-acceleration) is W [f; r x f] with the full 6 x 6 W = J M^-1 J^T, to rounding.
+Law: a force f at a point r from the centre of mass is the wrench [f; r x f] there, and the body's
+answer (its COM's linear and angular acceleration) is W [f; r x f] with the full 6 x 6
+W = J M^-1 J^T, to rounding.
 Known gap (strict xfail, docs/known_gaps/proxy-drops-rotation.md): a 3 x 3 proxy answers W_tt f
 only; it drops the translation-rotation block W_tr and the torque r x f. Pressed down on its far
 edge (8 cm from the hinge) the platen's COM moves 1.6x as fast as the tensor proxy says, pressed on
@@ -21,7 +22,7 @@ import coupling
 
 SOURCE = "seed 004 (proxy-isotropic-mass), What phase 1 leaves open"
 GAP = "docs/known_gaps/proxy-drops-rotation.md"
-HALF_WIDTH, HALF_THICKNESS = 0.03, 0.0103  # the platen's half sizes (fixtures/coupling_scenes.py)
+HALF_WIDTH, HALF_THICKNESS = 0.03, 0.0103  # the platen's half sizes (fixtures/coupling/scenes.py)
 DOWN = np.array([0.0, 0.0, -1.0])
 PUSHES = {  # (point offset from the COM, force), world frame at qpos0; the hinge is 5 cm behind along -x
     "far edge, down": (np.array([HALF_WIDTH, 0.0, HALF_THICKNESS]), DOWN),

@@ -1,14 +1,17 @@
 """The proxy in a real destination solver: laws on Newton's MuJoCo-VBD coupling.
+Source: docs/known_gaps/newton-proxy-isotropic-fit.md, after the seed page "The isotropic mass of a body's proxy";
+Newton 1.7.0's `SolverCoupledProxy`.
 
 Newton 1.7.0's `SolverCoupledProxy` moves a MuJoCo body inside VBD as a proxy body of one mass,
 1 / (invweight0_t + 2/3 invweight0_r |r|^2), and feeds the contact force VBD harvests on it back to
 MuJoCo, lagged by one step (one coupling pass) or within the step (several passes, Aitken relaxed).
-Scene (`fixtures.newton_route.contact_scene`): the seed's 0.515 kg platen (60 x 60 x 20.6 mm, as
-`fixtures.coupling_scenes.platen`) moving down at 0.1 m/s onto a free 16 g soft tetrahedral pad
+Scene (`fixtures.newton.route.contact_scene`): the seed's 0.515 kg platen (60 x 60 x 20.6 mm, as
+`fixtures.coupling.scenes.platen`) moving down at 0.1 m/s onto a free 16 g soft tetrahedral pad
 (4 x 4 x 1 cells of 1 cm, 1e5 Pa), no gravity, 1 ms exchanges, VBD at 10 iterations, contact
 stiffness 1e4 N/m (and 1e5 where the law says so).
 
-Measured on the CPU, float32 (Newton 1.7.0, mujoco 3.14.0, mujoco-warp 3.14.0, warp-lang 1.19.0):
+Measured:
+On the CPU, float32 (Newton 1.7.0, mujoco 3.14.0, mujoco-warp 3.14.0, warp-lang 1.19.0):
 `WARP_CACHE_PATH=.warp_cache .venv/bin/pytest laws/newton --law-report=r.json` has every figure;
 the docstrings give them. Float32: masses agree to 1e-7 relative; the velocity figures depend on
 VBD's float32 solve and may move in the last digits on CUDA (not run there yet).
@@ -21,8 +24,8 @@ import numpy as np
 import pytest
 
 import coupling
-from fixtures.coupling_scenes import platen
-from fixtures.newton_route import device_kind
+from fixtures.coupling.scenes import platen
+from fixtures.newton.route import device_kind
 
 DEVICE = device_kind()
 SOURCE = "docs/known_gaps/newton-proxy-isotropic-fit.md; seed: known-gap page 'the isotropic mass of a body's proxy'"
@@ -34,7 +37,7 @@ Z = np.array([0.0, 0.0, 1.0])  # the contact normal and the slider's axis
 
 
 def _initial_momentum() -> float:
-    from fixtures.newton_route import PLATEN_MASS
+    from fixtures.newton.route import PLATEN_MASS
 
     return -PLATEN_MASS * SPEED
 
@@ -59,7 +62,7 @@ def test_newton_proxy_mass_is_mujoco_invweight0(law, newton_exchange, joint: str
     law.check("proxy_over_invweight0", run.proxy_mass / run.invweight0_mass, near=1.0, rel=1e-6,
               why="float32 copy of MuJoCo's body_invweight0 (Newton's own MjModel): measured to 1e-7")
     law.check("proxy_over_coupling_fit", run.proxy_mass / fit, near=1.0, rel=1e-5,
-              why="the same body in MJCF (fixtures.coupling_scenes.platen): coupling.scalar_mass, float64")
+              why="the same body in MJCF (fixtures.coupling.scenes.platen): coupling.scalar_mass, float64")
     if joint == "slider":
         law.check("slider_proxy_over_body", run.proxy_mass / 0.515, near=3.0, rel=1e-5,
                   why="one free axis of three: trace W_tt / 3 is a third of 1/m")
@@ -131,7 +134,7 @@ def test_slider_proxy_gives_way_clearly_less(law, newton_exchange, stiffness: fl
 def test_axis_mass_through_the_hook_gives_like_the_twin(law, newton_exchange, stiffness: float) -> None:
     """The slider's proxy carrying its axis mass 1/(n^T W n) through the public hook gives way like the twin.
 
-    `coupling_eval_effective_mass_block` overridden (fixtures.newton_route) with the axis mass
+    `coupling_eval_effective_mass_block` overridden (fixtures.newton.route) with the axis mass
     along the contact normal; the tensor proxy of `coupling` gives the same number, n^T inv_mass n.
     What Newton's scalar hook cannot take from the tensor: the other directions. Across z the
     tensor moves the slider's proxy 1 % as much (its floor), the scalar 0.515 kg proxy freely, so a
@@ -153,8 +156,10 @@ def test_axis_mass_through_the_hook_gives_like_the_twin(law, newton_exchange, st
 @pytest.mark.law(f"newton-aitken-needs-no-mass[{DEVICE}]", source=SOURCE)
 def test_coupling_iterations_give_way_like_the_twin(law, newton_exchange) -> None:
     """With 8 Aitken-relaxed coupling passes the slider moves like its twin: the converged coupling
-    does not need the proxy's mass. 1e4 N/m, 1 ms; measured: the body's first-contact velocity
-    change 1.026x the twin's, its velocity after the impact 0.974x."""
+    does not need the proxy's mass (1e4 N/m, 1 ms).
+
+    Measured:
+    The body's first-contact velocity change 1.026x the twin's, its velocity after the impact 0.974x."""
     slider = newton_exchange("slider", steps=STEPS, iterations=8, aitken=True)
     twin = newton_exchange("three_slides", steps=STEPS, iterations=8, aitken=True)
     i = twin.first_contact()

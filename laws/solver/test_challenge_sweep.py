@@ -1,21 +1,23 @@
 """The challenge of Lesson 20.2: as the heap grows, a Newton step's cost grows faster than a CG step's,
 so CG overtakes Newton, between the 50-box heap (nv 300, Newton faster) and the 200-box heap
-(nv 1200, CG faster). A benchmark: it runs with `pytest --benchmark-only laws/solver` (never in a
-plain or `-m law` run); with `--solver-plots DIR` it draws DIR/cost_vs_nv.png.
+(nv 1200, CG faster). Source: Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", challenge.
 
-Heaps of 50 to 800 boxes are each settled once by CG and cached (`fixtures.cost_sweep`: settling
-800 boxes with Newton would take half an hour here), then all solvers step on from that state,
-interleaved rounds after an untimed one (rounds and steps per round sized to each heap). The
-benchmark's own time is the whole sweep; its `extra_info` holds every size's nv, ms and
-iterations per step, the growth exponents and the crossover. About 25 s warm, 3 min cold
-(settling the heaps), Newton's steps at 600 and 800 boxes (1.2 s and 2.4 s each) half of it.
+A benchmark: it runs with `pytest --benchmark-only laws/solver` (never in a plain or `-m law`
+run); with `--solver-plots DIR` it draws DIR/cost_vs_nv.png. Heaps of 50 to 800 boxes are each
+settled once by CG and cached (`fixtures.solver.cost_sweep`: settling 800 boxes with Newton would
+take half an hour), then all solvers step on from that state, interleaved rounds after an untimed
+one (rounds and steps per round sized to each heap). The benchmark's own time is the whole sweep;
+its `extra_info` holds every size's nv, ms and iterations per step, the growth exponents and the
+crossover.
 
-Measured, MuJoCo 3.14.0, this 2-core machine, two runs: CG/Newton time 1.6 and 1.5 at nv 300,
-0.95 and 1.01 at nv 600, 0.41 and 0.44 at nv 1200, 0.018 and 0.011 at nv 4800; crossover at nv
-558 and 604 (MuJoCo 4.0.0: 660). A step's time grows like nv^3.1 to nv^3.3 for Newton and nv^1.3 to nv^1.4 for CG,
-one iteration's like nv^2.6 to nv^2.8 and nv^1.2 to nv^1.3. That fits what one iteration does
-(inference from these timings): Newton factorises the Hessian of the cost, CG only multiplies
-by M^-1.
+Measured:
+MuJoCo 3.14.0, this 2-core machine, two runs: CG/Newton time 1.6 and 1.5 at nv 300, 0.95 and 1.01
+at nv 600, 0.41 and 0.44 at nv 1200, 0.018 and 0.011 at nv 4800; crossover at nv 558 and 604
+(MuJoCo 4.0.0: 660). A step's time grows like nv^3.1 to nv^3.3 for Newton and nv^1.3 to nv^1.4 for
+CG, one iteration's like nv^2.6 to nv^2.8 and nv^1.2 to nv^1.3. That fits what one iteration does
+(inference from these timings): Newton factorises the Hessian of the cost, CG only multiplies by
+M^-1. About 25 s warm, 3 min cold (settling the heaps), Newton's steps at 600 and 800 boxes (1.2 s
+and 2.4 s each) half of it.
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ import math
 
 import pytest
 
-from fixtures.cost_sweep import SETTLE_SOLVER, SWEEP_SIZES, crossover_nv, growth_exponent, sweep_point
-from fixtures.solver_fixtures import HEAP_SECONDS
-from fixtures.solver_plots import plot_cost_against_nv
-from fixtures.solver_scenes import heap_xml
+from fixtures.solver.cost_sweep import SETTLE_SOLVER, SWEEP_SIZES, crossover_nv, growth_exponent, sweep_point
+from fixtures.solver.options import SOLVERS
+from fixtures.solver.plugin import HEAP_SECONDS
+from fixtures.solver.plots import plot_cost_against_nv
+from fixtures.solver.scenes import heap_xml
 
 SOURCE = "Lesson 20.2, challenge"
 WHY_TIME = "interleaved rounds from one state, median of per-round ratios; the lesson's ordering"
@@ -58,6 +61,6 @@ def test_cg_overtakes_newton_as_the_heap_grows(benchmark, law, settle, solver_pl
                   drift=None, why="least-squares slopes on log axes; measured 1.8 to 1.9 (step), 1.4 to 1.5 "
                                   "(iteration): half a power of nv is a clear difference in growth")
     if solver_plot_dir is not None:
-        plot_cost_against_nv({s: {p.nv: p.ms(s) for p in points} for s in ("PGS", "CG", "Newton")},
+        plot_cost_against_nv({s: {p.nv: p.ms(s) for p in points} for s in SOLVERS},
                              solver_plot_dir / "cost_vs_nv.png", crossover_nv=crossover,
                              title="Time per step against nv, heaps of 50 to 800 boxes")

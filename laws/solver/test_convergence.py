@@ -1,12 +1,16 @@
 """Convergence from one state: how much of the constraint correction each solver still misses.
+Source: Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", part 1.
 
 The settled tower of 10 boxes (60 dofs, 160 constraint rows) is solved once, cold (warmstart
 off), by each solver stopped after k = 1, 2, 5, 10, 20, 50, 100 iterations, and compared with
 Newton run to convergence: share = |qacc_k - qacc*| / |qacc_smooth - qacc*|. Newton is exact after
 one iteration (with the active set right the cost is quadratic, one Newton step solves it); CG
 converges to machine precision within 20; PGS overshoots at first (share 7.4 > 1 at k = 1) and
-still misses after 100 (2.1e-5). Source: Lesson 20.2, part 1. This suite measures the lesson's
-table digit for digit on MuJoCo 3.14.0 (`pytest laws/solver/test_convergence.py`).
+still misses after 100 (2.1e-5).
+
+Measured:
+This suite measures the lesson's table digit for digit on MuJoCo 3.14.0
+(`pytest laws/solver/test_convergence.py`).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 import pytest
 
 from fixtures.settled import SettledState
-from fixtures.solver_convergence import ConvergenceTable, convergence_table
+from fixtures.solver.convergence import ConvergenceTable, convergence_table
 from laws.solver.lesson import require_lesson_mujoco
 
 SOURCE = "Lesson 20.2, part 1"

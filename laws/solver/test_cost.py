@@ -1,16 +1,21 @@
 """What a step costs with each solver: PGS is the slowest on every scene, Newton the fastest on small
 scenes, CG faster than Newton on the 200-box heap; Newton needs a handful of iterations per step
-where CG and PGS need tens (Lesson 20.2, "Cost as the system grows").
+where CG and PGS need tens. Source: Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", "Cost as the system grows".
 
 Time is only compared as a ratio of two solvers timed in the same run, in interleaved rounds, the
-median over rounds (`fixtures.solver_timing`); no absolute time is a law. Iterations per step do
+median over rounds (`fixtures.solver.timing`); no absolute time is a law. Iterations per step do
 not depend on the machine, and the lesson's figures for them are reference laws on MuJoCo 3.14.0.
 
 Protocol. Tower and 50-box heap: the lesson's, each solver settles the scene itself (1 s, 1.5 s;
 cached across runs) and is then timed over 300 steps, 30 rounds of 10. 200-box heap: a cheaper one,
-because settling it with PGS alone takes 16 s here: all three solvers step on from the one state
-Newton settled, 16 rounds of 1 step. Measured on this shared 2-core machine
-(`pytest -m law laws/solver/test_cost.py -v` prints them), MuJoCo 3.14.0 | 4.0.0:
+because settling it with PGS alone is slow: all three solvers step on from the one state Newton
+settled, 16 rounds of 1 step. Load makes the slower solver's longer rounds likelier to be
+preempted, so it inflates the ratios the laws bound from below: noise moves these laws away from
+failing, not towards it.
+
+Measured:
+On this shared 2-core machine (`pytest -m law laws/solver/test_cost.py -v` prints them), MuJoCo
+3.14.0 | 4.0.0 (settling the 200-box heap with PGS alone takes 16 s here):
 
     time ratio       tower          heap of 50     heap of 200
     PGS / CG         3.7  | 3.3     3.7  | 3.8     3.1  | 2.9
@@ -20,10 +25,8 @@ Newton settled, 16 rounds of 1 step. Measured on this shared 2-core machine
 The closest calls are PGS against Newton on the 200-box heap and CG against Newton on the heap of
 50. With the other core busy (`python -c "while 1: pass" &`) and other jobs sharing the machine
 (load average 5), 28 runs of this module all passed, their lowest ratios 1.23 (PGS / Newton, heap of
-200; median 1.41) and 1.17 (CG / Newton, heap of 50; median 1.44). Load makes the slower solver's
-longer rounds likelier to be preempted, so it inflates the ratios the laws bound from below (tower
-PGS / Newton then reads 12 to 63): noise moves these laws away from failing, not towards it. The
-whole module takes about 2.3 s warm, 7 s cold (settling the heap of 50 with PGS and CG).
+200; median 1.41) and 1.17 (CG / Newton, heap of 50; median 1.44); tower PGS / Newton then read 12
+to 63. The whole module takes about 2.3 s warm, 7 s cold (settling the heap of 50 with PGS and CG).
 """
 
 from __future__ import annotations
@@ -32,12 +35,12 @@ from collections.abc import Callable
 
 import pytest
 
-from fixtures.solver_fixtures import HEAP_SECONDS, TOWER_SECONDS
-from fixtures.solver_scenes import heap_xml, tower_xml
-from fixtures.solver_timing import StepCost, cost_ratio, interleaved_cost, simulation
+from fixtures.solver.options import SOLVERS
+from fixtures.solver.plugin import HEAP_SECONDS, TOWER_SECONDS
+from fixtures.solver.scenes import heap_xml, tower_xml
+from fixtures.solver.timing import StepCost, cost_ratio, interleaved_cost, simulation
 from laws.solver.lesson import require_lesson_mujoco
 
-SOLVERS = ("PGS", "CG", "Newton")
 SCENES = ("tower", "heap50", "heap200")
 OWN_SETTLING = {"tower": (lambda **o: tower_xml(10, **o), TOWER_SECONDS),
                 "heap50": (lambda **o: heap_xml(50, **o), HEAP_SECONDS)}

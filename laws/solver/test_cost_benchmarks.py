@@ -1,21 +1,23 @@
-"""Benchmarks of a step with each solver on the tower and the heaps of 50 and 200 boxes (Lesson 20.2,
-"Cost as the system grows"); they run with `pytest --benchmark-only laws/solver` and never in a
-plain or `-m law` run (`fixtures.bench_fixtures`).
+"""Benchmarks of a step with each solver on the tower and the heaps of 50 and 200 boxes: Newton needs a
+handful of iterations per step, CG and PGS tens. Source: Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", "Cost as the system grows".
 
-The lesson's protocol: each solver settles the scene itself (tower 1 s, heaps 1.5 s; cached
-across runs), then 300 steps are timed, one benchmark round each. Each benchmark's `extra_info` holds nv,
-nefc (mean over the timed steps, and after the last), and the iterations per step (mean, max).
-Times here are pytest-benchmark's, absolute and machine-bound: they are reported, never checked.
-The law records check the iterations: a handful for Newton, tens for CG and PGS, and, on MuJoCo
-3.14.0 only, the lesson's figures (this is where the 200-box heap is compared with the lesson:
-timing it this way takes about 50 s cold, too long for the law suite).
+They run with `pytest --benchmark-only laws/solver` and never in a plain or `-m law` run
+(`fixtures.benchmarks`). The lesson's protocol: each solver settles the scene itself (tower 1 s,
+heaps 1.5 s; cached across runs), then 300 steps are timed, one benchmark round each. Each
+benchmark's `extra_info` holds nv, nefc (mean over the timed steps, and after the last), and the
+iterations per step (mean, max). Times here are pytest-benchmark's, absolute and machine-bound: they
+are reported, never checked. The law records check the iterations: a handful for Newton, tens for
+CG and PGS, and, on MuJoCo 3.14.0 only, the lesson's figures (this is where the 200-box heap is
+compared with the lesson: timing it this way is too long for the law suite).
 
-Measured on this shared 2-core machine, MuJoCo 3.14.0, median ms per step (iterations per step),
+Measured:
+On this shared 2-core machine, MuJoCo 3.14.0, median ms per step (iterations per step),
 `pytest --benchmark-only laws/solver/test_cost_benchmarks.py`: tower PGS 0.41 (40.2), CG 0.10
 (21.1), Newton 0.034 (0.1); heap of 50 2.46 (98.8), 0.65 (66.4), 0.47 (3.9); heap of 200 20.9
 (110.0), 7.0 (61.6), 15.8 (5.3). nefc after the last step with Newton: 160, 1176, 4300, the
 lesson's sizes. MuJoCo 4.0.0 iterates differently with PGS and CG (tower 30.6, 16.8; heap of 50
-116.7, 68.3; heap of 200 125.2, 60.9) and the same with Newton. About 30 s warm, 60 s cold.
+116.7, 68.3; heap of 200 125.2, 60.9) and the same with Newton. Timing the 200-box heap this way
+takes about 50 s cold; the module about 30 s warm, 60 s cold.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ import mujoco
 import numpy as np
 import pytest
 
-from fixtures.solver_fixtures import HEAP_SECONDS, TOWER_SECONDS
-from fixtures.solver_scenes import heap_xml, tower_xml
-from fixtures.solver_timing import simulation, step_iterations
+from fixtures.solver.options import SOLVERS
+from fixtures.solver.plugin import HEAP_SECONDS, TOWER_SECONDS
+from fixtures.solver.scenes import heap_xml, tower_xml
+from fixtures.solver.timing import simulation, step_iterations
 from laws.solver.lesson import LESSON_MUJOCO
 
-SOLVERS = ("PGS", "CG", "Newton")
 SCENES = {"tower": (lambda **o: tower_xml(10, **o), TOWER_SECONDS),
           "heap50": (lambda **o: heap_xml(50, **o), HEAP_SECONDS),
           "heap200": (lambda **o: heap_xml(200, **o), HEAP_SECONDS)}

@@ -1,4 +1,5 @@
 """Sizes of the solver scenes: what the solver is asked to solve.
+Source: Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", parts 1 and 4; MuJoCo's documentation, "Computation", "Contact" (pyramidal cones).
 
 A tower of 10 boxes on a floor and heaps of 50 and 200 boxes in a bin, every box on a free joint.
 Physical laws (any MuJoCo): a free body has 6 dofs; two boxes resting face to face touch at their
@@ -6,8 +7,11 @@ Physical laws (any MuJoCo): a free body has 6 dofs; two boxes resting face to fa
 rows; a box at rest is carried by at least 3 contact points, and every box stays in the bin.
 Reference laws (MuJoCo 3.14.0): the sizes Lesson 20.2 printed, exactly: tower nv 60, ncon 40,
 nefc 160, one island; heap of 50 nv 300, nefc 1176; heap of 200 nv 1200, nefc 4300. The lesson
-read the heap sizes after its 300 timed steps from the settled heap (t = 2.1 s); at 1.5 s they
-are 1116 and 4192 (measured, MuJoCo 3.14.0 and 4.0.0: `pytest laws/solver/test_sizes.py`).
+read the heap sizes after its 300 timed steps from the settled heap (t = 2.1 s).
+
+Measured:
+At 1.5 s the heap sizes are 1116 and 4192 (MuJoCo 3.14.0 and 4.0.0:
+`pytest laws/solver/test_sizes.py`).
 """
 
 from __future__ import annotations
@@ -19,8 +23,8 @@ import numpy as np
 import pytest
 
 from fixtures.settled import SettledState
-from fixtures.solver_fixtures import COST_STEPS, HEAP_SECONDS
-from fixtures.solver_scenes import HALF_SIDE, WALL_HALF_THICKNESS as HALF_SIDE_WALL, heap_bin_reach, heap_xml
+from fixtures.solver.plugin import COST_STEPS, HEAP_SECONDS
+from fixtures.solver.scenes import HALF_SIDE, WALL_HALF_THICKNESS as HALF_SIDE_WALL, heap_bin_reach, heap_xml
 from laws.solver.lesson import require_lesson_mujoco
 
 ROWS_PER_PYRAMIDAL_CONTACT = 4  # 2 (condim - 1) edges of the cone, condim 3

@@ -1,4 +1,5 @@
 """The lesson's exercise: the slope with elliptic friction cones and with impratio 10.
+Source: Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", exercise; pinned figures in laws/solver/slope_exercise_3_14_0.json.
 
 The box of `test_slope.py` (20 degrees, friction 0.5, 5 s) again, with cone="elliptic", with
 impratio=10 (friction constraints 10 times stiffer than the normal one), and with both. Per
@@ -7,11 +8,12 @@ and CG need to hold the box (fewest k from which on every larger k in 1, 2, 3, 5
 30, 50, 100 moves the box at most twice the converged creep). Laws on any MuJoCo: every
 variant holds the box; the creep scales as 1/impratio (measured 0.100 pyramidal, 0.108
 elliptic); the elliptic cone creeps about half as far as the pyramidal (0.547); CG holds within
-2 iterations, PGS needs more than CG everywhere. Measured with MuJoCo 3.14.0 and pinned (the
-lesson gives no answer): creep 8.991 / 4.920 / 0.899 / 0.533 mm (pyramidal / elliptic /
-impratio 10 / both); PGS holds from 12 / 5 / 30 / 5 iterations, CG from 2 / 1 / 2 / 1.
+2 iterations, PGS needs more than CG everywhere. Pinned with MuJoCo 3.14.0 (the lesson gives no
+answer): creep 8.991 / 4.920 / 0.899 / 0.533 mm (pyramidal / elliptic / impratio 10 / both); PGS
+holds from 12 / 5 / 30 / 5 iterations, CG from 2 / 1 / 2 / 1.
+
+Measured:
 MuJoCo 4.0.0 measures the same (`pytest laws/solver/test_slope_exercise.py`).
-Source: Lesson 20.2, exercise; pinned figures in laws/solver/slope_exercise_3_14_0.json.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from typing import Any
 
 import pytest
 
-from fixtures.slope_runs import iterations_to_hold
+from fixtures.solver.options import SOLVERS
+from fixtures.solver.slope_runs import iterations_to_hold
 from laws.solver.lesson import require_lesson_mujoco
 
 SOURCE = "Lesson 20.2, exercise"
@@ -44,7 +47,7 @@ def exercise_answers(slope_run) -> dict[str, dict[str, Any]]:
         out[name] = {"creep_mm": creep, **{
             solver: iterations_to_hold(lambda k: slope_run(solver, k, **options), KS, creep)  # noqa: B023
             for solver in ("PGS", "CG")}}
-        out[name]["creep_at_100_mm"] = [slope_run(s, 100, **options).creep_mm for s in ("PGS", "CG", "Newton")]
+        out[name]["creep_at_100_mm"] = [slope_run(s, 100, **options).creep_mm for s in SOLVERS]
     return out
 
 

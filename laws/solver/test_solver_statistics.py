@@ -1,13 +1,15 @@
 """Solver statistics: what `solver_niter` and `mjData.solver` say about a solve, and when it stops.
+Source: Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", part 1; MuJoCo's documentation of `opt.tolerance` (XML reference, "option").
 
 Each island's solve records one entry per iteration in `mjData.solver` (improvement: the
 scaled fall of the cost; gradient: the scaled gradient norm), `solver_niter` entries in all. A
 solve stops at `opt.iterations` or earlier, once the improvement (PGS) or the smaller of
 improvement and gradient (CG, Newton) falls below `opt.tolerance`. At the default tolerance
 1e-8, cold from the settled tower: Newton stops after 1 iteration with improvement 111 and
-gradient 1.7e-14 (the lesson printed 1.1e+02 and 1.7e-14); CG after 11, PGS after 78
-(`pytest laws/solver/test_solver_statistics.py`, MuJoCo 3.14.0 and 4.0.0 alike).
-Source: Lesson 20.2, part 1, and MuJoCo's documentation of `tolerance`.
+gradient 1.7e-14 (the lesson printed 1.1e+02 and 1.7e-14); CG after 11, PGS after 78.
+
+Measured:
+`pytest laws/solver/test_solver_statistics.py`, MuJoCo 3.14.0 and 4.0.0 alike.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from typing import Any
 import pytest
 
 from fixtures.settled import SettledState
-from fixtures.solver_convergence import ColdSolve, cold_solve
-from fixtures.solver_options import SolverOptions
+from fixtures.solver.convergence import ColdSolve, cold_solve
+from fixtures.solver.options import SOLVERS, SolverOptions
 from laws.solver.lesson import require_lesson_mujoco
 
 SOURCE = "Lesson 20.2, part 1"
@@ -29,7 +31,7 @@ DEFAULT = SolverOptions()
 def default_solves(settled_tower: SettledState) -> dict[str, ColdSolve]:
     """Each solver, cold, at the default iterations (100) and tolerance (1e-8), on the settled tower."""
     return {name: cold_solve(settled_tower, name, DEFAULT.iterations, DEFAULT.tolerance)
-            for name in ("PGS", "CG", "Newton")}
+            for name in SOLVERS}
 
 
 @pytest.mark.law("newton-stops-after-one", source=SOURCE)
@@ -43,7 +45,7 @@ def test_newton_stops_after_one_iteration_at_default_tolerance(law, default_solv
 
 
 @pytest.mark.law("solvers-stop-on-tolerance", source=SOURCE)
-@pytest.mark.parametrize("solver", ["PGS", "CG", "Newton"])
+@pytest.mark.parametrize("solver", SOLVERS)
 def test_solvers_stop_before_the_limit_once_below_tolerance(law, default_solves: dict[str, ColdSolve],
                                                             solver: str) -> None:
     """Each solver stops before 100 iterations, on its last entry's stopping figure below tolerance."""

@@ -1,4 +1,5 @@
 """Static friction: a box on a slope holds where tan(angle) is clearly below mu, slides where above.
+Source: Coulomb's law of friction on an incline, beyond Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", part 3.
 
 Coulomb's law for a block on an incline: it stays when tan(angle) <= mu and otherwise slides
 with acceleration g (sin(angle) - mu cos(angle)). MuJoCo's soft contacts blur the boundary
@@ -6,12 +7,14 @@ with acceleration g (sin(angle) - mu cos(angle)). MuJoCo's soft contacts blur th
 tan(angle) <= 0.8 mu (friction 0.05 to 1.2, tan(angle) up to 0.8; a cube tips beyond 1), sliding
 for tan(angle) >= 1.25 mu up to tan(angle) = 0.6. Steeper, the sliding cube rocks (angular speeds
 up to 6 rad/s measured) and ends up to 19 % off Coulomb's speed. Half a second separates the
-two: over 280 held cases (a grid of the domain), a box ends at most at 0.7 % of its
-frictionless speed; over 566 sliding ones (a grid and the domain's edges), at 0.946 to 1.061 of
-Coulomb's speed, the extremes next to tan(angle) = 1.25 mu, where the start-up transient counts
-most (MuJoCo 3.14.0 and 4.0.0; default solver: Newton, converged).
-`pytest laws/solver/test_static_friction.py` draws 25 cases of each.
-Source: beyond Lesson 20.2, part 3 (Coulomb's law).
+two. Default solver: Newton, converged. `pytest laws/solver/test_static_friction.py` draws 25
+cases of each.
+
+Measured:
+Over 280 held cases (a grid of the domain), a box ends at most at 0.7 % of its frictionless speed;
+over 566 sliding ones (a grid and the domain's edges), at 0.946 to 1.061 of Coulomb's speed, the
+extremes next to tan(angle) = 1.25 mu, where the start-up transient counts most (MuJoCo 3.14.0 and
+4.0.0).
 """
 
 from __future__ import annotations

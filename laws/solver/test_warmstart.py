@@ -1,14 +1,16 @@
 """Warmstart: starting each step's solve from the previous step's acceleration saves iterations.
+Source: Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", part 2.
 
 Each step starts from the better, by cost, of qacc_warmstart (the last step's qacc) and
 qacc_smooth; with warmstart disabled, always from qacc_smooth. Over 2 s of the tower of 10 boxes
 at the default tolerance, the mean iterations per step (steps 251 to 1000: the lesson averaged
 after the first 0.5 s) fall from 75.4 to 41.0 for PGS and from 37.2 to 22.3 for CG; Newton needs
-exactly 1 cold and 0.2 warm, since most steps start at the minimum already (0 iterations). This
-suite measures 75.41/40.98, 37.17/22.33, 1.00/0.22 (the lesson's figures) on MuJoCo 3.14.0;
+exactly 1 cold and 0.2 warm, since most steps start at the minimum already (0 iterations).
+
+Measured:
+This suite measures 75.41/40.98, 37.17/22.33, 1.00/0.22 (the lesson's figures) on MuJoCo 3.14.0;
 over all 1000 steps the means would be 75.3/44.1, 36.4/23.5 and 1.0/0.41. MuJoCo 4.0.0 takes
 another trajectory: 75.89/36.25, 37.14/20.54, 1.00/0.22 (`pytest laws/solver/test_warmstart.py`).
-Source: Lesson 20.2, part 2.
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fixtures.solver_scenes import tower_xml
+from fixtures.solver.options import SOLVERS
+from fixtures.solver.scenes import tower_xml
 from laws.solver.lesson import require_lesson_mujoco
 
 SOURCE = "Lesson 20.2, part 2"
 SECONDS = 2.0
-SOLVERS = ("PGS", "CG", "Newton")
 TRANSIENT_STEPS = 250  # the lesson averaged from step 251 on: the first 0.5 s (at 2 ms) are the start
 
 

@@ -1,26 +1,29 @@
 """Static friction on MuJoCo Warp: one batched run finds the threshold mu = tan(angle) of the slope.
+Source: Coulomb's law of friction on an incline, after Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", part 3; MuJoCo Warp's batched
+`put_model`/`put_data` (its README).
 
-Issue 5, law 2 (after Lesson 20.2, part 3): worlds of the slope scene whose friction coefficient
-steps across tan(angle), each its own `geom_friction` (and, swept too, its own slope angle), run
-side by side in one MJWarp batch. Where mu is clearly above tan(angle) the box holds, moving less
-than 1 % of what it would slide without friction; where mu is clearly below, it slides as far as
-Coulomb friction says, 1/2 g (sin a - mu cos a) t^2; the threshold found, midway between the last
-world that slides and the first that holds, lies within one grid step of tan(angle). MuJoCo C, run
-on the same worlds, holds and slides in the same ones.
+Worlds of the slope scene whose friction coefficient steps across tan(angle), each its own
+`geom_friction` (and, swept too, its own slope angle), run side by side in one MJWarp batch. Where
+mu is clearly above tan(angle) the box holds, moving less than 1 % of what it would slide without
+friction; where mu is clearly below, it slides as far as Coulomb friction says,
+1/2 g (sin a - mu cos a) t^2; the threshold found, midway between the last world that slides and the
+first that holds, lies within one grid step of tan(angle). MuJoCo C, run on the same worlds, holds
+and slides in the same ones.
 
 "Clearly" is more than one grid step, and at least 0.02, from tan(angle): closer than that soft
-contact makes breaking away a knife edge. On the 4,096-world grid below (mu step 0.011), a box
-0.016 below tan slid 1.75 times Coulomb's distance, and one 0.002 below tan slid 173 mm on MJWarp
-and 72 mm on C; from 0.017 off on, the distance was within 9 % of Coulomb's. On that grid the
-threshold is found to within one step or 0.02, whichever is larger (measured up to 0.87 steps off).
+contact makes breaking away a knife edge. On the CPU a small grid (3 angles x 16 frictions, 1 s)
+keeps CI short; with CUDA the same law runs on 64 angles from 10 to 35 degrees x 64 frictions from
+0.1 to 0.8 (4,096 worlds, 2 s).
 
-On the CPU a small grid (3 angles x 16 frictions, 1 s) keeps CI short; with CUDA the same law
-runs on 64 angles from 10 to 35 degrees x 64 frictions from 0.1 to 0.8 (4,096 worlds, 2 s).
-
-Measured on the CPU (MuJoCo 3.14.0, mujoco-warp 3.14.0; law report of `pytest -m law` on this file):
-at 20 degrees, 16 worlds from mu 0.2 to 0.6, the box slid 39.2 mm in 1 s at mu 0.360 (117.6 mm in
-2 s; the issue's author: 119 mm) and held, creeping 4.0 mm, at 0.387 (8.1 mm in 2 s). The 4,096-world
-grid, run once on the CPU in 120 s (25 us per world-step), passed every check with the margins above.
+Measured:
+On the 4,096-world grid (mu step 0.011), a box 0.016 below tan slid 1.75 times Coulomb's distance,
+and one 0.002 below tan slid 173 mm on MJWarp and 72 mm on C; from 0.017 off on, the distance was
+within 9 % of Coulomb's. On that grid the threshold is found to within one step or 0.02, whichever
+is larger (measured up to 0.87 steps off). On the CPU (MuJoCo 3.14.0, mujoco-warp 3.14.0; law
+report of `pytest -m law` on this file): at 20 degrees, 16 worlds from mu 0.2 to 0.6, the box slid
+39.2 mm in 1 s at mu 0.360 (117.6 mm in 2 s; the issue's author: 119 mm) and held, creeping 4.0 mm,
+at 0.387 (8.1 mm in 2 s). The 4,096-world grid, run once on the CPU in 120 s (25 us per
+world-step), passed every check with the margins above.
 """
 
 from __future__ import annotations
@@ -32,9 +35,9 @@ import pytest
 
 pytest.importorskip("mujoco_warp")
 
-from fixtures.slope_runs import run_slope  # noqa: E402
-from fixtures.solver_scenes import slope  # noqa: E402
-from fixtures.warp_route import device_kind  # noqa: E402
+from fixtures.solver.slope_runs import run_slope  # noqa: E402
+from fixtures.solver.scenes import slope  # noqa: E402
+from fixtures.warp.route import device_kind  # noqa: E402
 
 DEVICE = device_kind()
 HOLD_SHARE = 0.01  # a box holds when it moves less than this share of its frictionless slide

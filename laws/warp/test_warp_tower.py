@@ -1,21 +1,22 @@
 """The tower on MuJoCo Warp: C's constraint solution to float32 precision, and what warmstart saves.
+Source: Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", parts 1 and 2; MuJoCo Warp's README (float32, its solvers' tolerance).
 
-Issue 5, law 3 (after Lesson 20.2, parts 1 and 2): from the settled tower of 10 boxes (1 s,
-`settled_tower`), MJWarp's cold-started converged solve gives MuJoCo C's Newton solution qacc* to
-float32 precision: the share of the constraint correction it misses, |qacc - qacc*| /
-|qacc_smooth - qacc*|, is of the order of float32's epsilon (1.2e-7) for Newton and of MJWarp's
-tolerance (put_model raises C's 1e-8 to 1e-6 for float32) for CG. Over the next 0.5 s Newton needs
-one iteration per step, with or without warmstart, and warmstart cuts CG's iterations per step.
+From the settled tower of 10 boxes (1 s, `settled_tower`), MJWarp's cold-started converged solve
+gives MuJoCo C's Newton solution qacc* to float32 precision: the share of the constraint correction
+it misses, |qacc - qacc*| / |qacc_smooth - qacc*|, is of the order of float32's epsilon (1.2e-7) for
+Newton and of MJWarp's tolerance (put_model raises C's 1e-8 to 1e-6 for float32) for CG. Over the
+next 0.5 s Newton needs one iteration per step, with or without warmstart, and warmstart cuts CG's
+iterations per step.
 
 MJWarp starts a warmstarted solve from the previous step's qacc unconditionally (C starts from the
 better of qacc_warmstart and qacc_smooth). Its Newton tests convergence only after an iteration, so
 it never reports the 0 iterations C's does on most warmstarted steps; mujoco-warp 4.0.0's CG tests
 before iterating and, warmstarted on the settled tower, takes 0 iterations a step (3.14.0: 9.1).
 
-Measured on the CPU (MuJoCo 3.14.0, mujoco-warp 3.14.0; `-m law` on this file, law report):
-missing share Newton 1.2e-6 (1 iteration), CG 4.2e-5 (13 iterations); iterations per step over
-100 steps, MJWarp (C): Newton warm 1.01 (0.10), cold 1.00 (1.00); over 250 steps CG warm 9.1 (20.8),
-cold 22.8 (35.7).
+Measured:
+On the CPU (MuJoCo 3.14.0, mujoco-warp 3.14.0; `-m law` on this file, law report): missing share
+Newton 1.2e-6 (1 iteration), CG 4.2e-5 (13 iterations); iterations per step over 100 steps, MJWarp
+(C): Newton warm 1.01 (0.10), cold 1.00 (1.00); over 250 steps CG warm 9.1 (20.8), cold 22.8 (35.7).
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ import pytest
 
 pytest.importorskip("mujoco_warp")
 
-from fixtures.solver_convergence import REFERENCE_ITERATIONS, REFERENCE_TOLERANCE, cold_solve  # noqa: E402
+from fixtures.solver.convergence import REFERENCE_ITERATIONS, REFERENCE_TOLERANCE, cold_solve  # noqa: E402
 from fixtures.settled import step_iterations  # noqa: E402
-from fixtures.solver_scenes import tower  # noqa: E402
-from fixtures.warp_route import device_kind, warp_solvers  # noqa: E402
+from fixtures.solver.scenes import tower  # noqa: E402
+from fixtures.warp.route import device_kind, warp_solvers  # noqa: E402
 
 DEVICE = device_kind()
 STEPS = 250  # 0.5 s after the settled state: long enough for CG's warmstart to pay (see the law)

@@ -22,10 +22,10 @@ import numpy as np
 from pytest_physlaw import kit
 
 DSBL = mujoco.mjtDisableBit
-SOLVERS = {"PGS": mujoco.mjtSolver.mjSOL_PGS, "CG": mujoco.mjtSolver.mjSOL_CG, "Newton": mujoco.mjtSolver.mjSOL_NEWTON}
+SOLVERS = kit.scenes("solver.options").SOLVER_CODES  # the scene kit's solver names -> mjtSolver codes
 FREE_FLAGS = DSBL.mjDSBL_CONTACT | DSBL.mjDSBL_LIMIT | DSBL.mjDSBL_FRICTIONLOSS | DSBL.mjDSBL_GRAVITY
-REFERENCE = (200, 1e-14)  # Newton's converged reference, as fixtures/solver_convergence.py takes it
-CONVERGED = {"PGS": (2000, 1e-12), "CG": (500, 1e-12), "Newton": (100, 1e-12)}  # (iterations, tolerance)
+REFERENCE = (200, 1e-14)  # Newton's converged reference, as fixtures/solver/convergence.py takes it
+CONVERGED = dict(zip(SOLVERS, ((2000, 1e-12), (500, 1e-12), (100, 1e-12))))  # PGS, CG, Newton: (iterations, tolerance)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from coupling import axis_mass, mobility, mobility0, mobility_many, proxy, scalar_mass
-from fixtures import coupling_scenes
+from fixtures.coupling import scenes as coupling_scenes
 from tests.coupling.bodies import dense_constrained_mobility, dense_mobility, random_pose, zoo
 
 # Every kind of equality the module must hold: connect, weld, joint (polynomial), tendon, over two trees.

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import coupling
-from fixtures import coupling_scenes
+from fixtures.coupling import scenes as coupling_scenes
 from tests.coupling.bodies import ZOO_XML, zoo
 
 NOT_MODELS = {

@@ -22,7 +22,7 @@ import mujoco
 import pytest
 
 from coupling import forward_position, mobility_many
-from fixtures.solver_scenes import heap
+from fixtures.solver.scenes import heap
 
 ROUNDS = 9
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import mujoco
 import pytest
 
-from fixtures import coupling_scenes, solver_scenes
+from fixtures.coupling import scenes as coupling_scenes
+from fixtures.solver import scenes as solver_scenes
 
 
 

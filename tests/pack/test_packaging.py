@@ -41,7 +41,9 @@ def test_one_top_level_name(built: Path) -> None:
     files = {p.relative_to(built).as_posix() for p in _modules(built)}
     assert {f.split("/")[0] for f in files} == {"pytest_physlaw"}
     assert {"pytest_physlaw/coupling/proxies.py", "pytest_physlaw/scenes/settled.py",
-            "pytest_physlaw/scenes/coupling_scenes.py", "pytest_physlaw/pack/laws.py"} <= files
+            "pytest_physlaw/scenes/coupling/scenes.py", "pytest_physlaw/pack/laws.py"} <= files
+    subjects = {"solver", "coupling", "warp", "newton"}  # every subject's package, each with its one plugin
+    assert {f"pytest_physlaw/scenes/{s}/{m}.py" for s in subjects for m in ("__init__", "plugin")} <= files
 
 
 def test_no_absolute_import_of_a_repo_only_name(built: Path) -> None:
@@ -57,7 +59,9 @@ INSTALLED = """
 import sys
 import pytest_physlaw.kit as kit
 from pytest_physlaw.coupling import TensorProxy, proxy
-from pytest_physlaw.scenes import coupling_scenes, solver_scenes, settled
+from pytest_physlaw.scenes import settled
+from pytest_physlaw.scenes.coupling import scenes as coupling_scenes
+from pytest_physlaw.scenes.solver import scenes as solver_scenes
 assert kit.__file__.startswith(sys.argv[1]), kit.__file__  # the built tree, not this checkout
 assert kit.names() == ("pytest_physlaw.coupling", "pytest_physlaw.scenes"), kit.names()
 p = proxy(coupling_scenes.platen("slider"), "platen", tensor=True)
@@ -73,7 +77,7 @@ def test_the_installed_layout_imports_and_runs_the_pack(built: Path, tmp_path: P
     out = subprocess.run([sys.executable, "-c", INSTALLED, str(built)], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("ok"), out.stderr
     (tmp_path / "tower.xml").write_text(subprocess.run(
-        [sys.executable, "-c", "from pytest_physlaw.scenes.solver_scenes import tower_xml; print(tower_xml(3))"],
+        [sys.executable, "-c", "from pytest_physlaw.scenes.solver.scenes import tower_xml; print(tower_xml(3))"],
         cwd=tmp_path, env=env, capture_output=True, text=True, check=True).stdout)
     run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--physlaw-model=tower.xml"],
                          cwd=tmp_path, env=env, capture_output=True, text=True)
