@@ -20,7 +20,7 @@ import pytest
 import coupling
 from fixtures.coupling.answer import default_proxy
 
-SOURCE = "seed 004 (proxy-isotropic-mass), Opt-in fix"
+SOURCE = "Known gap: a MuJoCo body's coupling proxy carries an isotropic mass (docs/known_gaps/proxy-isotropic-mass.md), Opt-in fix"
 GAP = "docs/known_gaps/proxy-isotropic-mass.md"
 ONE_AXIS = ["slider", "hinge"]
 ALONG = np.array([0.0, 0.0, 1.0])  # the platen moves vertically on its slider and, at qpos0, on its hinge

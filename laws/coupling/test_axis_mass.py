@@ -17,7 +17,7 @@ import pytest
 import coupling
 from fixtures.coupling import scenes as coupling_scenes
 
-SOURCE = "seed 004 (proxy-isotropic-mass), Number"
+SOURCE = "Known gap: a MuJoCo body's coupling proxy carries an isotropic mass (docs/known_gaps/proxy-isotropic-mass.md), Number"
 
 
 def _half_unit(figure: str) -> float:

@@ -28,7 +28,7 @@ import coupling
 from fixtures.coupling.answer import BodyScene
 from fixtures.coupling.scenes import Chain, chain_model, chains, forces, free_bodies, pose_chain
 
-SOURCE = "seed 004 (proxy-isotropic-mass), Planned fix; coupling/ API"
+SOURCE = "Known gap: a MuJoCo body's coupling proxy carries an isotropic mass (docs/known_gaps/proxy-isotropic-mass.md), Planned fix; coupling/ API"
 EXAMPLES = 60  # per law; the physlaw-ci profile derandomises them (about 0.4 s per law on 2 cores)
 LOCKED_FLOOR = 1e-6  # 1/kg: lambda_max of a link whose COM cannot translate (a ball or hinge through it) is 0
 

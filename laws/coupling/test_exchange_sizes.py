@@ -15,7 +15,7 @@ import pytest
 import coupling
 from fixtures.coupling import scenes as coupling_scenes
 
-SOURCE = "seed 004 (proxy-isotropic-mass), What and Number"
+SOURCE = "Known gap: a MuJoCo body's coupling proxy carries an isotropic mass (docs/known_gaps/proxy-isotropic-mass.md), What and Number"
 
 K_C = 1.329 / 1.15e-3**2  # N/m, inferred from the seed's 1.329 kg and 1.15 ms: 1.005e6
 SILICONE_PAD_MASS = 0.016  # kg, the seed's free silicone pad the platen and the tip press on

@@ -21,7 +21,7 @@ import coupling
 from fixtures.coupling.answer import default_proxy
 from fixtures.coupling.scenes import turn_pole
 
-SOURCE = "seed 004 (proxy-isotropic-mass), What phase 1 leaves open"
+SOURCE = "Known gap: a MuJoCo body's coupling proxy carries an isotropic mass (docs/known_gaps/proxy-isotropic-mass.md), What phase 1 leaves open"
 HOST_GAP = "docs/known_gaps/proxy-tensor-host-rotation.md"
 ISOTROPIC_GAP = "docs/known_gaps/proxy-isotropic-mass.md"
 PUSH = np.array([1.0, 0.0, 0.0])  # 1 N along the cart's slide

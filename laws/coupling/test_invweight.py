@@ -23,7 +23,7 @@ import pytest
 import coupling
 from fixtures.coupling import scenes as coupling_scenes
 
-SOURCE = "MuJoCo engine_setconst.c (mj_setConst, body_invweight0); seed 004, What"
+SOURCE = "MuJoCo engine_setconst.c (mj_setConst, body_invweight0); Known gap: a MuJoCo body's coupling proxy carries an isotropic mass, What"
 
 GENERAL_PATH = {
     "slider, simple=false": (lambda: coupling_scenes.one_slide(simple=False), "slider"),

@@ -20,7 +20,7 @@ import pytest
 
 import coupling
 
-SOURCE = "seed 004 (proxy-isotropic-mass), What phase 1 leaves open"
+SOURCE = "Known gap: a MuJoCo body's coupling proxy carries an isotropic mass (docs/known_gaps/proxy-isotropic-mass.md), What phase 1 leaves open"
 GAP = "docs/known_gaps/proxy-drops-rotation.md"
 HALF_WIDTH, HALF_THICKNESS = 0.03, 0.0103  # the platen's half sizes (fixtures/coupling/scenes.py)
 DOWN = np.array([0.0, 0.0, -1.0])

@@ -27,4 +27,4 @@ def test_lone_pad_carries_the_cloth_strip(law, newton_drag) -> None:
     pad = newton_drag.body_position[-1] - newton_drag.body_position[0]
     strip = newton_drag.pad_position[-1] - newton_drag.pad_position[0]
     law.check("pad_travel", 1000.0 * pad, ge=2.0, unit="mm", why="the pad moved: the check below means something")
-    law.check("carried_share", strip / pad, ge=0.9, why="seed 004's law: a lone pad carries the cloth 90 % or more")
+    law.check("carried_share", strip / pad, ge=0.9, why="the seed page's law: a lone pad carries the cloth 90 % or more")

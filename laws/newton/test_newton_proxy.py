@@ -54,7 +54,7 @@ def test_newton_proxy_mass_is_mujoco_invweight0(law, newton_exchange, joint: str
     """Newton gives the proxy MuJoCo's 1 / body_invweight0: the isotropic fit 3 / trace(W_tt).
 
     Source: Newton's `eval_mujoco_coupling_effective_mass_block_kernel` (r = 0 for a body's centre),
-    seed 004's "Number". Measured: 1.5450 kg on the slider (3x 0.515), 1.7523 kg on the hinge
+    the seed page's "Number". Measured: 1.5450 kg on the slider (3x 0.515), 1.7523 kg on the hinge
     (3 / 1.712 per kg), 0.5150 kg on three slides; equal to MuJoCo's to float32.
     """
     run = newton_exchange(joint, steps=STEPS)
@@ -109,7 +109,7 @@ def _give_over_twin(newton_exchange, stiffness: float) -> float:
 def test_slider_proxy_gives_way_like_its_twin(law, newton_exchange, stiffness: float) -> None:
     """In the first exchange of a contact the slider's proxy should give way as its exact twin's does.
 
-    Source: seed 004 (the rig measured 0.25x). With one coupling pass it gives way 0.228x (1e4 N/m)
+    Source: the seed page (docs/known_gaps/proxy-isotropic-mass.md; the rig measured 0.25x). With one coupling pass it gives way 0.228x (1e4 N/m)
     and 0.177x (1e5 N/m): steeper than the mass ratio 1/3.
     """
     ratio = _give_over_twin(newton_exchange, stiffness)
@@ -176,7 +176,7 @@ def test_coupling_iterations_give_way_like_the_twin(law, newton_exchange) -> Non
 def test_free_body_proxy_is_exact(law, newton_exchange, joint: str) -> None:
     """A body free to translate (a free joint, or three slides) gets a proxy of its own mass.
 
-    Source: seed 004 ("Free bodies stay exact"); W_tt = I / m. Measured 0.5150 kg to float32.
+    Source: the seed page ("Free bodies stay exact"); W_tt = I / m. Measured 0.5150 kg to float32.
     """
     run = newton_exchange(joint, steps=2)
     law.check("proxy_over_body", run.proxy_mass / 0.515, near=1.0, rel=1e-6,

@@ -118,7 +118,7 @@ def check_sweep(law, sweep: FrictionSweep, compare: list[tuple[int, int]]) -> No
               why="clearly below tan(angle): Coulomb's 1/2 g (sin a - mu cos a) t^2; measured 0.991 to 1.088, "
                   "soft contact sliding a little farther near the threshold")
     law.check("threshold_error", np.abs(sweep.thresholds() - sweep.tan()[:, 0]) / sweep.resolution, le=1.0,
-              why="issue 5: within one grid step of tan(angle) (or the 0.02 knife edge on a finer grid); "
+              why="within one grid step of tan(angle) (or the 0.02 knife edge on a finer grid); "
                   "measured 0.51 steps (25 deg, CPU grid); 0.87 steps, 0.48 of 0.02, on the 4,096-world grid")
     law.check("worlds_at_cap", sweep.worlds_at_cap, le=0, unit="worlds",
               why="default iterations converge in every world: MJWarp printed no iteration-limit warning")
@@ -154,7 +154,7 @@ def nearest_clear_cells(sweep: FrictionSweep) -> list[tuple[int, int]]:
     return sorted(cells)
 
 
-@pytest.mark.law(f"warp-friction-threshold[{DEVICE}]", source="Lesson 20.2, part 3; issue 5, law 2")
+@pytest.mark.law(f"warp-friction-threshold[{DEVICE}]", source="Lesson 20.2, part 3")
 def test_batched_worlds_find_the_static_friction_threshold(law, warp_route) -> None:
     """16 frictions from 0.2 to 0.6 at 15, 20 and 25 degrees in one batch: holds above tan, slides below."""
     sweep = friction_sweep(warp_route, (15.0, 20.0, 25.0), np.linspace(0.2, 0.6, 16), seconds=1.0)
@@ -163,7 +163,7 @@ def test_batched_worlds_find_the_static_friction_threshold(law, warp_route) -> N
 
 
 @pytest.mark.warp_cuda
-@pytest.mark.law(f"warp-friction-threshold-sweep[{DEVICE}]", source="Lesson 20.2, part 3; issue 5, law 2")
+@pytest.mark.law(f"warp-friction-threshold-sweep[{DEVICE}]", source="Lesson 20.2, part 3")
 def test_thousands_of_worlds_find_the_threshold_at_every_angle(law, warp_route) -> None:
     """4,096 worlds, 64 angles from 10 to 35 degrees x 64 frictions from 0.1 to 0.8, over 2 s (CUDA only)."""
     sweep = friction_sweep(warp_route, np.linspace(10.0, 35.0, 64), np.linspace(0.1, 0.8, 64), seconds=2.0)

@@ -41,7 +41,7 @@ CAPPED = {"Newton": 1, "CG": 2}  # the fewest iterations each primal solver is m
 BOX = 1  # body 0 is the world
 
 
-@pytest.mark.law(f"warp-slope-converged[{DEVICE}]", source="Lesson 20.2, part 3; issue 5, law 1")
+@pytest.mark.law(f"warp-slope-converged[{DEVICE}]", source="Lesson 20.2, part 3")
 @pytest.mark.parametrize("solver", warp_solvers())
 def test_converged_warp_creeps_as_far_as_c(law, warp_slope_run, slope_run, solver: str) -> None:
     """At the default 100 iterations MJWarp's box creeps as far as C's, to float32's rounding.
@@ -60,7 +60,7 @@ def test_converged_warp_creeps_as_far_as_c(law, warp_slope_run, slope_run, solve
               why="a converged solve never stops at the cap: MJWarp printed no iteration-limit warning")
 
 
-@pytest.mark.law(f"warp-slope-capped[{DEVICE}]", source="Lesson 20.2, part 3; issue 5, law 1")
+@pytest.mark.law(f"warp-slope-capped[{DEVICE}]", source="Lesson 20.2, part 3")
 @pytest.mark.parametrize("solver", warp_solvers())
 def test_capped_warp_still_holds_the_box(law, warp_slope_run, slope_run, solver: str) -> None:
     """Capped at 1 (Newton) or 2 (CG) iterations MJWarp still holds the box, as C does.

@@ -64,7 +64,7 @@ def c_mean_iterations(settled_tower, solver: str, warmstart: bool, steps: int = 
     return float(np.mean(counts))
 
 
-@pytest.mark.law(f"warp-tower-qacc[{DEVICE}]", source="Lesson 20.2, part 1; issue 5, law 3")
+@pytest.mark.law(f"warp-tower-qacc[{DEVICE}]", source="Lesson 20.2, part 1")
 @pytest.mark.parametrize("solver", warp_solvers())
 def test_warp_solve_gives_c_newton_qacc(law, warp_route, settled_tower, newton_reference, solver: str) -> None:
     """A cold-started MJWarp solve of the settled tower misses a float32-sized share of C's qacc*."""
@@ -78,7 +78,7 @@ def test_warp_solve_gives_c_newton_qacc(law, warp_route, settled_tower, newton_r
               why="converged within the default 100 iterations: no iteration-limit warning printed")
 
 
-@pytest.mark.law(f"warp-tower-newton-iterations[{DEVICE}]", source="Lesson 20.2, part 2; issue 5, law 3")
+@pytest.mark.law(f"warp-tower-newton-iterations[{DEVICE}]", source="Lesson 20.2, part 2")
 def test_warp_newton_takes_one_iteration_per_step(law, warp_route, settled_tower) -> None:
     """MJWarp's Newton takes one iteration per tower step, warmstarted or not, as C's cold Newton."""
     warm = warp_iterations(warp_route, settled_tower, "Newton", True, NEWTON_STEPS)
@@ -94,7 +94,7 @@ def test_warp_newton_takes_one_iteration_per_step(law, warp_route, settled_tower
               why="no iteration-limit warning printed in either run")
 
 
-@pytest.mark.law(f"warp-tower-cg-warmstart[{DEVICE}]", source="Lesson 20.2, part 2; issue 5, law 3")
+@pytest.mark.law(f"warp-tower-cg-warmstart[{DEVICE}]", source="Lesson 20.2, part 2")
 def test_warp_warmstart_saves_cg_iterations(law, warp_route, settled_tower) -> None:
     """Warmstart cuts MJWarp's CG iterations per tower step, and cold CG needs no more than C's."""
     warm = float(warp_iterations(warp_route, settled_tower, "CG", True).niter_mean[0])
