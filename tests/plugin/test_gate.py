@@ -7,7 +7,6 @@ law files with pytester, saving a baseline, changing the files, and gating the n
 
 from __future__ import annotations
 
-import json
 import math
 import textwrap
 
