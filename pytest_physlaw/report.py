@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_physlaw import files, gaps
+from pytest_physlaw.gate import moves
 from pytest_physlaw.options import DEFAULT_VERSIONS
 from pytest_physlaw.record import SCHEMA_VERSION, LawRecord
 from pytest_physlaw.scope import covers
@@ -99,8 +100,6 @@ def merge_baseline(old: dict[str, Any] | None, run: LawSession, env: dict[str, A
     unless this run collected its path whole (not deselected, no file left out, no collection error,
     module not skipped) and it is gone: then it is pruned.
     """
-    from pytest_physlaw.gate import moves
-
     summary = SaveSummary()
     old_laws = {d["nodeid"]: d for d in (old or {}).get("laws", [])}
     new_laws: dict[str, dict[str, Any]] = {}
