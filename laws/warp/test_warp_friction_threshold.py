@@ -107,8 +107,11 @@ def friction_sweep(warp_route, angles, mus, seconds: float) -> FrictionSweep:
                          seconds_per_step=run.seconds_per_step)
 
 
-def check_sweep(law, sweep: FrictionSweep, compare: list[tuple[int, int]]) -> None:
-    """The law's checks on a sweep; `compare` lists the (angle, mu) cells also run in MuJoCo C."""
+def check_sweep(law, sweep: FrictionSweep, compare: list[tuple[int, int]], cache=None) -> None:
+    """The law's checks on a sweep; `compare` lists the (angle, mu) cells also run in MuJoCo C.
+
+    The C runs are settled states of the slope, kept in `cache` (pytest's) across runs.
+    """
     above, below = sweep.clearly_above(), sweep.clearly_below()
     share = sweep.slid_mm / sweep.frictionless_mm()
     law.check("held_share", share[above], lt=HOLD_SHARE,
@@ -127,7 +130,7 @@ def check_sweep(law, sweep: FrictionSweep, compare: list[tuple[int, int]]) -> No
     held, clear = sweep.held(), above | below
     disagree = 0
     for i, j in (cell for cell in compare if clear[cell]):
-        c = run_slope(float(sweep.angles[i]), float(sweep.mus[j]), sweep.seconds)
+        c = run_slope(float(sweep.angles[i]), float(sweep.mus[j]), sweep.seconds, cache=cache)
         disagree += (c.creep_mm < HOLD_SHARE * sweep.frictionless_mm()[i, 0]) != held[i, j]
         if held[i, j]:
             law.check("creep_over_c", sweep.slid_mm[i, j] / c.creep_mm, near=1.0, rel=0.02,
@@ -155,19 +158,19 @@ def nearest_clear_cells(sweep: FrictionSweep) -> list[tuple[int, int]]:
 
 
 @pytest.mark.law(f"warp-friction-threshold[{DEVICE}]", source="Lesson 20.2, part 3")
-def test_batched_worlds_find_the_static_friction_threshold(law, warp_route) -> None:
+def test_batched_worlds_find_the_static_friction_threshold(law, warp_route, pytestconfig) -> None:
     """16 frictions from 0.2 to 0.6 at 15, 20 and 25 degrees in one batch: holds above tan, slides below."""
     sweep = friction_sweep(warp_route, (15.0, 20.0, 25.0), np.linspace(0.2, 0.6, 16), seconds=1.0)
     every_cell = [(i, j) for i in range(len(sweep.angles)) for j in range(len(sweep.mus))]
-    check_sweep(law, sweep, every_cell)
+    check_sweep(law, sweep, every_cell, getattr(pytestconfig, "cache", None))
 
 
 @pytest.mark.warp_cuda
 @pytest.mark.law(f"warp-friction-threshold-sweep[{DEVICE}]", source="Lesson 20.2, part 3")
-def test_thousands_of_worlds_find_the_threshold_at_every_angle(law, warp_route) -> None:
+def test_thousands_of_worlds_find_the_threshold_at_every_angle(law, warp_route, pytestconfig) -> None:
     """4,096 worlds, 64 angles from 10 to 35 degrees x 64 frictions from 0.1 to 0.8, over 2 s (CUDA only)."""
     sweep = friction_sweep(warp_route, np.linspace(10.0, 35.0, 64), np.linspace(0.1, 0.8, 64), seconds=2.0)
-    check_sweep(law, sweep, nearest_clear_cells(sweep))
+    check_sweep(law, sweep, nearest_clear_cells(sweep), getattr(pytestconfig, "cache", None))
     law.check("seconds_per_world_step", sweep.seconds_per_step / sweep.slid_mm.size, le=1e-5, unit="s",
               drift=None, why="batching is what CUDA is for: a world-step of this 6-dof scene costs at most "
                               "10 us (the CPU route takes ~6 ms a step for all worlds together)")
