@@ -73,6 +73,11 @@ def write_json(path: str | Path, data: dict[str, Any]) -> Path:
     return files.write_text(path, dumps(data))
 
 
+# What a baseline leaves out of the environment: the kernel's build string differs from one developer's
+# machine to the next and would show in every PR that re-saves the baseline (reports keep it).
+MACHINE_LOCAL = ("platform",)
+
+
 @dataclass
 class SaveSummary:
     """What a save did to the baseline, by nodeid."""
@@ -134,7 +139,7 @@ def merge_baseline(old: dict[str, Any] | None, run: LawSession, env: dict[str, A
     data = {
         "schema_version": SCHEMA_VERSION,
         "complete": True,
-        "environment": env,
+        "environment": {k: v for k, v in env.items() if k not in MACHINE_LOCAL},
         "laws": [new_laws[k] for k in sorted(new_laws)],
         "gaps": gaps.listing(gap_pages, records),
     }
