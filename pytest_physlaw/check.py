@@ -47,6 +47,15 @@ def _short(x: Any) -> str:
     return text if len(text) <= 60 else text[:40] + f"... ({len(text)} characters)"
 
 
+def _non_negative(quantity: str, name: str, x: Any, alternative: str = "") -> float:
+    """`x` as a finite float >= 0, or an error naming the quantity and the argument."""
+    __tracebackhide__ = True
+    f = _real(quantity, name, x)
+    if not (math.isfinite(f) and f >= 0):
+        raise ValueError(f"law check {quantity!r}: {name}={f} must be finite and >= 0{alternative}")
+    return f
+
+
 def _optional_real(quantity: str, name: str, x: Any) -> float | None:
     __tracebackhide__ = True
     return None if x is None else _real(quantity, name, x)
@@ -253,18 +262,12 @@ class LawChecks:
                         tol_scale=self.tol_scale, explicit_rel=explicit_rel)
         unit, why = _text(quantity, "unit", unit), _text(quantity, "why", why)
         drift, drift_abs = self._drift(quantity, drift, drift_abs, bounds)
-        if _is_array(value):
-            array = _array(quantity, value)
-            size = int(array.size)
-            if size:
-                worst, margin, passed = bounds.worst_array(array)
-        else:
-            values = _flat(quantity, value)
-            size = len(values)
-            if size:
-                worst, margin, passed = bounds.worst(values)
+        values, score = (_array(quantity, value), bounds.worst_array) if _is_array(value) else \
+            (_flat(quantity, value), bounds.worst)
+        size = len(values)
         if not size:
             raise ValueError(f"law check {quantity!r}: value is empty")
+        worst, margin, passed = score(values)
         record = CheckRecord(quantity=quantity, value=worst, bound=bounds.text(), bounds=bounds.as_dict(),
                              margin=margin, passed=passed, unit=unit, why=why, drift=drift, drift_abs=drift_abs,
                              size=size, example=self.example, where=where)
@@ -277,13 +280,9 @@ class LawChecks:
         if drift is UNSET:
             drift = self.default_drift
         elif drift is not None:
-            drift = _real(quantity, "drift", drift)
-            if not (math.isfinite(drift) and drift >= 0):
-                raise ValueError(f"law check {quantity!r}: drift={drift} must be finite and >= 0, or None")
+            drift = _non_negative(quantity, "drift", drift, ", or None")
         if drift_abs is not None:
-            drift_abs = _real(quantity, "drift_abs", drift_abs)
-            if not (math.isfinite(drift_abs) and drift_abs >= 0):
-                raise ValueError(f"law check {quantity!r}: drift_abs={drift_abs} must be finite and >= 0")
+            drift_abs = _non_negative(quantity, "drift_abs", drift_abs)
             if drift is None:
                 raise TypeError(f"law check {quantity!r}: drift_abs has no meaning with drift=None (exempt)")
             return drift, drift_abs

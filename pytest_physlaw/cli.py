@@ -60,19 +60,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _complete(data: dict[str, Any], name: str, what: str) -> None:
-    if not data.get("complete", True):
-        raise CommandError(f"{name} is the report of an incomplete run ({data.get('incomplete')}); "
-                           f"it cannot serve as {what}")
-
-
 def compare_command(args: argparse.Namespace, out: TextIO) -> int:
     old = reportfile.read(args.old, args.old)
     new = reportfile.read(args.new, args.new)
-    _complete(old, args.old, "a baseline")
-    _complete(new, args.new, "the run to gate")
-    result = gate.compare(gate.Baseline(reportfile.laws(old), reportfile.versions(old)),
-                          LawSession.from_report(new), reportfile.versions(new))
+    reportfile.require_complete(old, args.old)
+    reportfile.require_complete(new, args.new, "the run to gate")
+    result = gate.compare(gate.Baseline.from_report(old), LawSession.from_report(new), reportfile.versions(new))
     notes = [] if args.quiet else result.notes
     out.write(render_findings(result.regressions, notes, args.old, args.new))
     if args.markdown:
@@ -113,9 +106,6 @@ def findings_markdown(regressions: list[gate.Finding], notes: list[gate.Finding]
 def show_command(args: argparse.Namespace, out: TextIO) -> int:
     data = reportfile.read(args.report, args.report)
     run = LawSession.from_report(data)
-    for gap in data.get("gaps", []):
-        if isinstance(gap, dict) and isinstance(gap.get("page"), str):
-            run.gap_pages[gap["page"]] = [t for t in gap.get("tests", []) if isinstance(t, str)]
     writer = _LineWriter(out)
     table.write_summary(writer, run, None, -1 if args.quiet else (1 if args.verbose else 0))
     if not run.records:

@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
+from pytest_physlaw import reportfile
 from pytest_physlaw.record import CheckRecord, LawRecord
 from pytest_physlaw.scope import covers
 from pytest_physlaw.session import LawSession
@@ -81,6 +83,11 @@ class Baseline:
 
     laws: dict[str, LawRecord]
     versions: dict[str, str | None] = field(default_factory=dict)
+
+    @classmethod
+    def from_report(cls, data: dict[str, Any]) -> Baseline:
+        """The baseline a validated report's JSON form holds."""
+        return cls({d["nodeid"]: LawRecord.from_json(d) for d in data["laws"]}, reportfile.versions(data))
 
 
 def compare(baseline: Baseline, run: LawSession, versions: dict[str, str | None] | None = None,

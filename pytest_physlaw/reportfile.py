@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_physlaw.outcome import OUTCOMES
-from pytest_physlaw.record import SCHEMA_VERSION, LawRecord
+from pytest_physlaw.record import SCHEMA_VERSION
 
 _FLOAT_WORDS = ("nan", "inf", "-inf")
 
@@ -179,9 +179,11 @@ def _number(x: Any, where: str, key: str, *, finite: bool = False) -> None:
         raise ReportError(f"{where}: {key} is {x}, not a finite number >= 0")
 
 
-def laws(data: dict[str, Any]) -> dict[str, LawRecord]:
-    """The laws of a validated report by nodeid."""
-    return {d["nodeid"]: LawRecord.from_json(d) for d in data["laws"]}
+def require_complete(data: dict[str, Any], where: str, what: str = "a baseline") -> None:
+    """Refuse the report of an incomplete run (interrupted, collection errors, ...) as `what`."""
+    if not data.get("complete", True):
+        raise ReportError(f"{where}: the report of an incomplete run ({data.get('incomplete', 'incomplete')}) "
+                          f"cannot serve as {what}; save one from a complete run with --law-save-baseline")
 
 
 def versions(data: dict[str, Any]) -> dict[str, str | None]:

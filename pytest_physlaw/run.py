@@ -198,10 +198,11 @@ def _read(path: Path, where: str) -> dict[str, Any]:
 def _load_baseline(path: Path, where: str) -> gate.Baseline:
     """A saved report as a baseline; a defect, or the report of an incomplete run, is a UsageError."""
     data = _read(path, where)
-    if not data.get("complete", True):
-        raise pytest.UsageError(f"{where}: the report of an incomplete run ({data.get('incomplete', 'incomplete')}) "
-                                "is no baseline; save one from a complete run with --law-save-baseline")
-    return gate.Baseline(reportfile.laws(data), reportfile.versions(data))
+    try:
+        reportfile.require_complete(data, where)
+    except reportfile.ReportError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    return gate.Baseline.from_report(data)
 
 
 def incompleteness(session: pytest.Session, state: LawSession) -> str | None:

@@ -73,12 +73,14 @@ class LawSession:
         """The session a validated report describes (a saved baseline without `run`: collected from ".")."""
         run = data.get("run", {"collect_args": ["."]})
         records = {d["nodeid"]: LawRecord.from_json(d) for d in data["laws"]}
+        gap_pages = {g["page"]: [t for t in g.get("tests", []) if isinstance(t, str)]
+                     for g in data.get("gaps", []) if isinstance(g, dict) and isinstance(g.get("page"), str)}
         collected = dict(records)
         for nodeid in run.get("not_run", []):
             collected[nodeid] = LawRecord(nodeid, nodeid.partition("::")[0])
         return cls(records=records, collected=collected, deselected=set(run.get("deselected", [])),
                    collect_args=list(run.get("collect_args", [])), skipped_modules=dict(run.get("skipped_modules", {})),
-                   leaves_files_out=bool(run.get("leaves_files_out", False)),
+                   leaves_files_out=bool(run.get("leaves_files_out", False)), gap_pages=gap_pages,
                    incomplete=None if data.get("complete", True) else data.get("incomplete", "incomplete"))
 
 
