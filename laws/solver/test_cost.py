@@ -35,6 +35,7 @@ from collections.abc import Callable
 
 import pytest
 
+from fixtures.settled import SettledState
 from fixtures.solver.options import SOLVERS
 from fixtures.solver.plugin import HEAP_SECONDS, TOWER_SECONDS
 from fixtures.solver.scenes import heap_xml, tower_xml
@@ -52,19 +53,19 @@ RATIO_WHY = ("the lesson's ordering; median of per-round ratios of interleaved r
 
 
 @pytest.fixture(scope="module")
-def step_costs(request: pytest.FixtureRequest) -> Callable[[str], dict[str, StepCost]]:
+def step_costs(settle: Callable[..., SettledState],
+               settle_heap200: Callable[[], SettledState]) -> Callable[[str], dict[str, StepCost]]:
     """`step_costs(scene)`: each solver's StepCost on the scene, measured once per module."""
     measured: dict[str, dict[str, StepCost]] = {}
 
     def measure(scene: str) -> dict[str, StepCost]:
         if scene not in measured:
-            settle = request.getfixturevalue("settle")
             if scene in OWN_SETTLING:
                 xml, seconds = OWN_SETTLING[scene]
                 sims = {name: simulation(settle(xml(solver=name), seconds)) for name in SOLVERS}
                 measured[scene] = interleaved_cost(sims, rounds=LESSON_ROUNDS, steps=LESSON_STEPS)
             else:
-                state = request.getfixturevalue("settled_heap200")
+                state = settle_heap200()
                 sims = {name: simulation(state, name) for name in SOLVERS}
                 measured[scene] = interleaved_cost(sims, rounds=HEAP200_ROUNDS, steps=1)
         return measured[scene]

@@ -16,25 +16,17 @@ At 1.5 s the heap sizes are 1116 and 4192 (MuJoCo 3.14.0 and 4.0.0:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 from fixtures.settled import SettledState
-from fixtures.solver.plugin import COST_STEPS, HEAP_SECONDS
-from fixtures.solver.scenes import HALF_SIDE, WALL_HALF_THICKNESS as HALF_SIDE_WALL, heap_bin_reach, heap_xml
+from fixtures.solver.scenes import HALF_SIDE, WALL_HALF_THICKNESS as HALF_SIDE_WALL, heap_bin_reach
 from laws.solver.lesson import require_lesson_mujoco
 
 ROWS_PER_PYRAMIDAL_CONTACT = 4  # 2 (condim - 1) edges of the cone, condim 3
 SOURCE = "Lesson 20.2, part 1 and 4"
-
-
-@pytest.fixture(scope="module")
-def heaps_as_read(settle: Callable[..., SettledState]) -> dict[str, SettledState]:
-    """The heaps as the lesson read their sizes: settled 1.5 s, then 300 more steps."""
-    return {f"heap{n}": settle(heap_xml(n), HEAP_SECONDS, COST_STEPS) for n in (50, 200)}
 
 
 @pytest.mark.law("tower-sizes", source=SOURCE)
