@@ -142,3 +142,17 @@ def dense_constrained_mobility(model: mujoco.MjModel, data: mujoco.MjData, body:
     inv_jt, inv_gt = np.linalg.solve(mass_matrix, jacobian.T), np.linalg.solve(mass_matrix, G.T)
     coupling_block = jacobian @ inv_gt
     return jacobian @ inv_jt - coupling_block @ np.linalg.pinv(G @ inv_gt, rcond=1e-9, hermitian=True) @ coupling_block.T
+
+
+def dense_soft_mobility(model: mujoco.MjModel, data: mujoco.MjData, body: int) -> np.ndarray:
+    """The reference W_s = J (M + G^T R^-1 G)^-1 J^T from dense M and dense solves (the Woodbury form's
+    other side): MuJoCo's acceleration under a force with only equality rows, R = `efc_R`."""
+    mass_matrix = np.zeros((model.nv, model.nv))
+    mujoco.mj_fullM(model, data, mass_matrix)
+    jacp, jacr = np.zeros((3, model.nv)), np.zeros((3, model.nv))
+    mujoco.mj_jacBodyCom(model, data, jacp, jacr, body)
+    jacobian = np.vstack([jacp, jacr])
+    rows = data.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+    G = data.efc_J.reshape(data.nefc, model.nv)[rows]
+    held = mass_matrix + G.T @ (G / data.efc_R[rows][:, None])
+    return jacobian @ np.linalg.solve(held, jacobian.T)
