@@ -3,8 +3,9 @@ contacts sink. Sources: statics (a body at rest is carried by the forces on it: 
 weight), MuJoCo's documentation ("Computation": soft contacts, `mj_contactForce`, `cfrc_ext`).
 
 From the settled run (the model's own controls, from its starting pose, over the horizon).
-The pose figures (how far each body sagged, the model's centre of mass) are recorded for the gate: a
-servo-held arm's sag is gravity over its gains, and moves with either.
+The pose figures (how far each body sagged, the model's centre of mass, how far the servos stand off
+their targets) are recorded for the gate: a servo-held arm's sag is its load over its gains, and moves
+with either.
 
 Measured:
 `pytest --physlaw-model=MODEL.xml -k "pose or contact" -s`; see README ("Your own model").
@@ -37,6 +38,12 @@ def test_settled_pose(law, pack_model, settled, model_case) -> None:
               why="root mean square over the bodies of the same, recorded for the gate")
     law.check("com_shift_mm", 1000 * float(np.linalg.norm(final.subtree_com[0] - first.subtree_com[0])), ge=0,
               unit="mm", drift_abs=1e-6, why="the whole model's centre of mass, end against start, recorded")
+    servo = np.flatnonzero(model.actuator_biasprm[:, 1] < 0)  # a position feedback -kp: the force is kp x error
+    if servo.size:
+        error = final.actuator_force[servo] / -model.actuator_biasprm[servo, 1]
+        law.check("servo_error_rms", float(np.sqrt(np.mean(error**2))), ge=0, drift_abs=1e-12,
+                  why="how far the servos stand off their targets at the end (force / kp: load over gain), "
+                      "root mean square, recorded for the gate")
     speed = _speeds(model, final)
     law.check("end_speed", float(np.max(speed)), ge=0, unit="m/s", drift_abs=1e-9,
               why=f"fastest body at the end (at rest below {REST_SPEED} m/s), recorded for the gate")
