@@ -27,7 +27,7 @@ from pytest_physlaw.pack import runs
 from pytest_physlaw.pack.fixtures import SEED
 
 SOURCE = "MuJoCo documentation, Computation (energy flag, passive forces); Newton's laws of motion"
-GAIN = 0.01  # of the peak kinetic energy: what a resolved timestep's integrator error stays under
+GAIN = 0.1  # of the peak kinetic energy: a timestep that resolves the motion to a tenth (model-timestep-converged)
 HALVING = 0.75  # an integrator error at dt / 2 is at most 3/4 of the one at dt (first order: 1/2)
 ROUND_OFF = 1e-9  # relative: below this a gain or drift is round-off, not worth halving the timestep for
 DRIFT = 0.1  # of the momentum: what the integrator may lose over the horizon
@@ -38,8 +38,9 @@ QUIET = DSBL.mjDSBL_CONTACT | DSBL.mjDSBL_EQUALITY | DSBL.mjDSBL_LIMIT
 @pytest.mark.law("model-passive-energy", source=SOURCE)
 def test_passive_motion_gains_no_energy(law, pack_model, settings, horizon, model_case) -> None:
     """Moving passively (no actuation, no soft constraints), the model's energy never rises above its
-    start by more than 1 % of its peak kinetic energy, and what it gains shrinks when the timestep is
-    halved: damping and friction loss only take energy out; a gain that stays is a force doing work."""
+    start by more than a tenth of its peak kinetic energy, and what it gains shrinks when the timestep is
+    halved (the integrator's error): damping and friction loss only take energy out; a gain that stays
+    is a force doing work."""
     model = pack_model.model
     start, energy, kinetic = _passive(model, horizon, settings.keyframe)
     peak = float(np.max(kinetic))
@@ -47,7 +48,7 @@ def test_passive_motion_gains_no_energy(law, pack_model, settings, horizon, mode
         pytest.skip(f"{model_case}: nothing moves passively from the start (peak kinetic energy {peak:.3g} J)")
     gain = max(float(np.max(energy)) - start, 0.0)
     law.check("energy_gain", gain / peak, le=GAIN, drift_abs=ROUND_OFF,
-              why="gain over the start, a share of the peak kinetic energy; beyond 1 %, the timestep does not "
+              why="gain over the start, a share of the peak kinetic energy; beyond a tenth, the timestep does not "
                   "resolve the motion or a passive force does work")
     law.check("energy_end", (float(energy[-1]) - start) / peak, le=GAIN, drift_abs=ROUND_OFF,
               why="recorded for the gate: energy left at the end against the start (damping, friction loss)")

@@ -2,7 +2,7 @@
 
 - `settled`: the model as it says, from its starting pose (`start`) with the controls the pose holds
   (a keyframe's `ctrl`, else zero), over the horizon; per step the solver's warm and cold iterations
-  and whether an island stopped at the cap; every body's position; the end state.
+  and whether an island stopped at the cap; every body's centre of mass; the start and end states.
 - `exercised`: the same start, controls drawn uniformly inside each actuator's `ctrlrange` (in [-1, 1]
   where the range is not limited) and redrawn every 50 ms, seeded; MuJoCo's warnings counted.
 - `halved`: a copy of the model whose timestep is a fraction of its own, for convergence laws.
@@ -64,7 +64,7 @@ class Run:
     qvel: np.ndarray
     act: np.ndarray
     nefc: int
-    xpos: np.ndarray  # body positions at the start and after each step: (steps + 1) x nbody x 3
+    xpos: np.ndarray  # bodies' centres of mass (xipos) at the start and after each step: (steps + 1) x nbody x 3
     first: mujoco.MjData  # the start, forwarded
     final: mujoco.MjData  # the end, forwarded
     warnings: dict[str, int]
@@ -88,7 +88,7 @@ def settled(model: mujoco.MjModel, steps: int, keyframe: str = "", *, cold: bool
     first = copy.copy(data)
     cold_model = copy.copy(model)
     cold_model.opt.disableflags |= DSBL.mjDSBL_WARMSTART
-    warm, cold_n, capped, xpos = [], [], [], [data.xpos.copy()]
+    warm, cold_n, capped, xpos = [], [], [], [data.xipos.copy()]
     for _ in range(steps):
         if cold:
             scratch = copy.copy(data)
@@ -97,7 +97,7 @@ def settled(model: mujoco.MjModel, steps: int, keyframe: str = "", *, cold: bool
         mujoco.mj_step(model, data)
         warm.append(step_iterations(data))
         capped.append(_islands_capped(model, data))
-        xpos.append(data.xpos.copy())
+        xpos.append(data.xipos.copy())
     final = copy.copy(data)
     mujoco.mj_forward(model, final)
     return Run(steps, np.array(warm), np.array(cold_n), np.array(capped, dtype=bool), data.qpos.copy(),
