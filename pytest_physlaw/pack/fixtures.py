@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_physlaw.pack import runs
+from pytest_physlaw.pack import measure, runs
 from pytest_physlaw.pack.settings import PackSettings
 
 SEED = 2024  # seeded poses, velocities and controls draw with SEED (+ a body's id where per body)
@@ -56,3 +56,9 @@ def settled(pack_model: Any, settings: PackSettings, horizon: int) -> runs.Run:
 def settled_half_step(pack_model: Any, settings: PackSettings, horizon: int) -> runs.Run:
     """The same run at half the model's timestep, twice the steps: the same simulated time."""
     return runs.settled(runs.halved(pack_model.model), 2 * horizon, settings.keyframe, cold=False)
+
+
+@pytest.fixture(scope="module")
+def bodies(pack_model: Any) -> measure.Bodies:
+    """The checked bodies' measuring copies of the model, which are held and which can translate."""
+    return measure.bodies(pack_model.model, [b for b, _ in pack_model.bodies])

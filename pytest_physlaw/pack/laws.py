@@ -17,6 +17,7 @@ relative to the rootdir; body laws add the body's name.
 from pytest_physlaw.pack.actuators import test_actuators_can_hold_the_start_pose  # noqa: F401
 from pytest_physlaw.pack.energy import test_floating_base_keeps_its_momentum, test_passive_motion_gains_no_energy  # noqa: F401
 from pytest_physlaw.pack.fixtures import (  # noqa: F401
+    bodies,
     horizon,
     pack_model,
     pytest_generate_tests,

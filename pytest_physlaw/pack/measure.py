@@ -84,14 +84,31 @@ def measuring_model(model: mujoco.MjModel, held: bool) -> mujoco.MjModel:
     return m
 
 
-def is_held(model: mujoco.MjModel, body: int) -> bool:
-    """Whether active equality constraints change the body's mobility at qpos0 (beyond round-off)."""
-    if not model.neq:
-        return False
+@dataclass(frozen=True)
+class Bodies:
+    """A model's bodies as the proxy laws see them: its two measuring copies (free, held), which bodies
+    equalities hold (W_c differs from W at qpos0 beyond round-off) and which can translate (W_tt not 0)."""
+
+    measuring: dict[bool, mujoco.MjModel]
+    held: frozenset[int]
+    translating: frozenset[int]
+
+
+def bodies(model: mujoco.MjModel, ids: list[int]) -> Bodies:
+    """`Bodies` of `ids`, from two batched `mobility_many` calls at qpos0 (one copy of the model each)."""
     coupling = kit.coupling()
-    m = measuring_model(model, held=True)
-    free, held = coupling.mobility0(m, body), coupling.mobility0(m, body, equality=True)
-    return bool(np.max(np.abs(free - held)) > 1e-9 * np.max(np.abs(free)))
+    measuring = {held: measuring_model(model, held) for held in (False, True)}
+    m = measuring[True]
+    data = mujoco.MjData(m)
+    coupling.forward_position(m, data)
+    W = coupling.mobility_many(m, data, ids)
+    scale = np.maximum(np.max(np.abs(W), axis=(1, 2)), 1e-300)
+    held: set[int] = set()
+    if model.neq:
+        Wc = coupling.mobility_many(m, data, ids, equality=True)
+        held = {b for b, off, s in zip(ids, np.max(np.abs(W - Wc), axis=(1, 2)), scale) if off > 1e-9 * s}
+    translating = {b for b, w, s in zip(ids, W, scale) if np.linalg.eigvalsh(w[:3, :3])[-1] > 1e-12 * s}
+    return Bodies(measuring, frozenset(held), frozenset(translating))
 
 
 def com_answer(model: mujoco.MjModel, data: mujoco.MjData, body: int, force: np.ndarray) -> np.ndarray:
@@ -109,14 +126,15 @@ def com_answer(model: mujoco.MjModel, data: mujoco.MjData, body: int, force: np.
     return jacp @ (after - before)
 
 
-def answers(model: mujoco.MjModel, body: int, qpos: np.ndarray, held: bool) -> BodyAnswers:
+def answers(bodies: Bodies, body: int, qpos: np.ndarray) -> BodyAnswers:
     """The body's and its proxies' answers at `qpos` (zero velocity) along the body's mobile axis there.
 
     The tensor proxy is built with pose="current" (W rebuilt at the pose), the scalar one at qpos0;
     a held body's both from the soft mobility (`equality="soft"`), as MuJoCo holds it.
     """
     coupling = kit.coupling()
-    m = measuring_model(model, held)
+    held = body in bodies.held
+    m = bodies.measuring[held]
     data = mujoco.MjData(m)
     data.qpos[:] = qpos
     mujoco.mj_forward(m, data)
@@ -132,12 +150,6 @@ def answers(model: mujoco.MjModel, body: int, qpos: np.ndarray, held: bool) -> B
 def movable_bodies(model: mujoco.MjModel) -> list[int]:
     """Ids of the bodies that can move (a degree of freedom in their chain; not static, not mocap)."""
     return [b for b in range(1, model.nbody) if model.body_dofnum[model.body_weldid[b]] > 0]
-
-
-def translates(model: mujoco.MjModel, body: int) -> bool:
-    """Whether the body's centre of mass can translate at qpos0 (W_tt not zero to round-off)."""
-    W = kit.coupling().mobility0(model, body)
-    return bool(np.linalg.eigvalsh(W[:3, :3])[-1] > 1e-12 * max(np.max(np.abs(W)), 1e-300))
 
 
 def seeded_pose(model: mujoco.MjModel, seed: int) -> np.ndarray:

@@ -101,7 +101,8 @@ def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, mod
     if not depth.size:
         pytest.skip(f"{model_case}: contacts at the end involve only planes and heightfields (no radius)")
     law.check("depth_over_radius", depth / allowed, le=SINK, drift_abs=1e-6,
-              why="penetration over the thinner geom's bounding radius, per contact")
+              why="penetration over the thinner geom's bounding radius, per contact; if it fails, stiffen those "
+                  "geoms' contact (a shorter solref time constant, a solimp nearer 1) or accept the finding")
     law.check("depth_mm", 1000 * float(np.max(depth)), ge=0, unit="mm", drift_abs=1e-6,
               why="deepest contact at rest, recorded for the gate (solref, solimp, mass and gravity move it)")
 
