@@ -70,49 +70,42 @@ def _one_line_per_check(rows: list[Row], width: int) -> list[str]:
     left = width - sum(others) - 2 * len(others) - 2
     name_width = max(NAME_MIN, left) if width else LAW_WIDTH
     cells: list[tuple[str, ...]] = [HEADER]
-    files: dict[int, str] = {}
+    headings: dict[int, list[str]] = {}
     last = None
     for row in rows:
         path, _, name = row.law.partition("::")
         if path != (last or "").partition("::")[0]:
-            files[len(cells)] = path
+            headings[len(cells)] = [path]
         first = row.law != last
         cells.append(("  " + shorten(in_file(name, path), name_width) if first else "", row.law_id if first else "",
                       *row.cells()[2:]))
         last = row.law
-    return _under_files(align(cells), files)
+    return _under_headings(align(cells), headings)
 
 
 def _stacked(rows: list[Row], width: int) -> list[str]:
     """A narrow terminal's table: a line per law (name and id), its checks indented below it."""
     cells: list[tuple[str, ...]] = [("    " + HEADER[2], *HEADER[3:])]
-    titles: dict[int, str] = {}
-    files: dict[int, str] = {}
+    headings: dict[int, list[str]] = {}
     last = None
     for row in rows:
         path, _, name = row.law.partition("::")
         if path != (last or "").partition("::")[0]:
-            files[len(cells)] = path
+            headings[len(cells)] = [path]
         if row.law != last:
             tail = f"  {row.law_id}" if row.law_id else ""
-            titles[len(cells)] = "  " + shorten(in_file(name, path), max(width - 2 - len(tail), NAME_MIN)) + tail
+            title = "  " + shorten(in_file(name, path), max(width - 2 - len(tail), NAME_MIN)) + tail
+            headings.setdefault(len(cells), []).append(title)
         cells.append(("    " + row.quantity, *row.cells()[3:]))
         last = row.law
-    lines = []
-    for i, line in enumerate(align(cells)):
-        if i in files:
-            lines.append(files[i])
-        if i in titles:
-            lines.append(titles[i])
-        lines.append(line)
-    return [HEADER[0] + "  " + HEADER[1]] + lines
+    return [HEADER[0] + "  " + HEADER[1]] + _under_headings(align(cells), headings)
 
 
-def _under_files(lines: list[str], files: dict[int, str]) -> list[str]:
+def _under_headings(lines: list[str], headings: dict[int, list[str]]) -> list[str]:
+    """The lines with each heading (a file, a law) before the line whose index it is keyed by."""
     out = []
     for i, line in enumerate(lines):
-        if i in files:
-            out.append(files[i])
+        out.extend(headings.get(i, ()))
         out.append(line)
     return out
 
