@@ -76,8 +76,9 @@ def register(parser: pytest.Parser) -> None:
     parser.addini("physlaw_abs", "default absolute tolerance of a near= check (none if unset)", default="")
     parser.addini("physlaw_drift", "default relative drift of a checked value the baseline gate allows "
                   f"(default {DEFAULT_DRIFT})", default=str(DEFAULT_DRIFT))
-    parser.addini("physlaw_drift_floor", "absolute drift floor of a check, as a share of its scale (its near "
-                  f"tolerance or its largest bound; default {DEFAULT_DRIFT_FLOOR})", default=str(DEFAULT_DRIFT_FLOOR))
+    parser.addini("physlaw_drift_floor", "a check's zero (drift_abs: two values within it are round-off to the gate), "
+                  f"as a share of its tight scale (its near tolerance or its smallest bound; default {DEFAULT_DRIFT_FLOOR})",
+                  default=str(DEFAULT_DRIFT_FLOOR))
     parser.addini("physlaw_hypothesis_profile", "Hypothesis profile loaded for the run unless "
                   "--hypothesis-profile names one (e.g. physlaw-ci: derandomized, so laws see the same "
                   "examples every run)", default="")
