@@ -37,9 +37,9 @@ BREAKING = {  # law id -> (model, what breaks it)
         <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/><site name="hook" pos="0 0 0.1"/></body>
         </worldbody><tendon><spatial stiffness="2.7" damping="5" springlength="0"><site site="anchor"/>
         <site site="hook"/></spatial></tendon></mujoco>""",
-    # a contact softer than the ball is deep: it sinks past half its radius
+    # a contact ten times softer than the ball should be (solref 0.5 s, default solimp) sinks past half its radius
     "model-contact-depth": """<mujoco><worldbody><geom type="plane" size="2 2 0.1"/>
-        <body pos="0 0 0.05"><freejoint/><geom type="sphere" size="0.05" mass="1" solref="0.5 1" solimp="0.01 0.02 0.5"/>
+        <body pos="0 0 0.05"><freejoint/><geom type="sphere" size="0.05" mass="1" solref="0.5 1"/>
         </body></worldbody></mujoco>""",
     # a gear of 1e12 on a 10 g arm under seeded controls: MuJoCo resets a bad qacc and warns
     "model-no-warnings": ARM.format(option="", mass=0.01, gear="1e12", keys=""),
