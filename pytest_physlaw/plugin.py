@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from pytest_physlaw import examples, gaps, marks, options
+from pytest_physlaw import examples, gaps, html_report, junit, marks, options
 from pytest_physlaw.check import LawChecks, LawViolation
 from pytest_physlaw.fixture import Law
 from pytest_physlaw.outcome import crashed, final_outcome, phase_outcome
@@ -67,6 +67,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                        options.drift_floor(config))
     LawRun.register(config)
     examples.load_profile(config)
+    html_report.register(config)  # only where pytest-html is installed
     _model_pack(config)
 
 
@@ -232,8 +233,10 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Generator[None, Any, Any]:
     """Outermost: sees the report after xfail handling; a closed gap's XPASS names its page."""
-    rep = yield
     info = item.stash.get(_INFO, None)
+    if info is not None and call.when == "call" and _CHECKS in item.stash:  # the checks are final
+        junit.add_check_properties(item, info.law, item.stash[_CHECKS].records.values())
+    rep = yield
     if info is None:
         return rep
     gap = item.stash.get(_GAP, None)
@@ -271,6 +274,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     LawRun.of(session.config).start()  # a bad output path or baseline is a usage error before any test
 
 
+@pytest.hookimpl(tryfirst=True)  # the gate decides before junitxml and pytest-html write their files
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     LawRun.of(session.config).finish(session)  # gate, outputs, exit status (a worker ships its collection)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_physlaw import environment, files, gaps, gate, options, outputs, report, reportfile, table
+from pytest_physlaw import environment, files, gaps, gate, junit, options, outputs, report, reportfile, table
 from pytest_physlaw.record import LawRecord
 from pytest_physlaw.rows import plural
 from pytest_physlaw.scope import collect_args, leaves_files_out, relative, whole_run
@@ -163,6 +163,7 @@ class LawRun:
             state.regressions = [str(f) for f in self.gate.regressions]
             state.notes = [str(f) for f in self.gate.notes]
         self.save_line = outputs.write_all(config, state, self.gate, self.saved, names)
+        junit.write_gate(config, state, self.gate, self.baseline is not None)
         if (state.regressions or state.problems) and session.exitstatus in (pytest.ExitCode.OK,
                                                                              pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
