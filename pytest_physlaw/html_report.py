@@ -143,16 +143,19 @@ def margin_plot(checks: list[PropertyCheck]) -> str:
 
 
 def gate_summary(gate: Any, problems: list[str], verdict: str) -> str:
-    """The summary's block: the gate's verdict, a table of its regressions, the session problems."""
+    """The summary's block: the gate's verdict, a table of its regressions (a value's finding by its
+    kind, "drift" or "now-failing", with the numbers beside it; the whole message as the row's
+    tooltip), the session problems."""
     colour = FAIL if (gate and gate.regressions) or problems else ("#444" if gate is None else PASS)
     out = [f'<div class="physlaw-gate"><h3>Physics laws: baseline gate</h3>'
            f'<p style="color:{colour}"><b>{escape(verdict)}</b></p>']
     if gate and gate.regressions:
         head = "".join(f'<th style="text-align:left;padding:2px 10px 2px 0">{h}</th>'
                        for h in ("law", "quantity", "finding", "baseline", "now", "change", "drift allowed"))
-        rows = "".join("<tr>" + "".join(f'<td style="padding:2px 10px 2px 0">{escape(x)}</td>' for x in (
-            f.nodeid, f.quantity or "", f.message, f.old, f.new, f.change, f.tolerance)) + "</tr>"
-            for f in gate.regressions)
+        rows = "".join(f'<tr title="{escape(str(f))}">' + "".join(
+            f'<td style="padding:2px 10px 2px 0">{escape(x)}</td>' for x in (
+                f.nodeid, f.quantity or "", f.kind if f.old else f.message, f.old, f.new, f.change, f.tolerance))
+            + "</tr>" for f in gate.regressions)
         out.append(f'<table style="border-collapse:collapse;font-size:13px"><thead><tr>{head}</tr></thead>'
                    f"<tbody>{rows}</tbody></table>")
     if problems:
