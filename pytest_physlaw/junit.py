@@ -52,12 +52,15 @@ def check_properties(law: str | None, checks: Iterable[CheckRecord]) -> list[tup
 
 
 def add_check_properties(item: pytest.Item, law: str | None, checks: Iterable[CheckRecord]) -> None:
-    """Before the call report is made: it, and the teardown report, copy `item.user_properties`."""
-    item.user_properties.extend(check_properties(law, checks))
+    """Before the call report is made: it, and the teardown report, copy `item.user_properties`.
+    A rerun of the test (pytest-rerunfailures) replaces the properties of the run before."""
+    kept = [p for p in item.user_properties if not str(p[0]).startswith(PREFIX)]
+    item.user_properties[:] = kept + check_properties(law, checks)
 
 
 def _log_xml(config: pytest.Config) -> Any:
-    """junitxml's writer of this run (controller side), or None without --junitxml."""
+    """junitxml's writer of this run (controller side), or None without --junitxml: the `LogXML` that
+    pytest keeps in the stash under `_pytest.junitxml.xml_key`, where its own fixtures find it."""
     from _pytest.junitxml import xml_key
 
     return config.stash.get(xml_key, None)
