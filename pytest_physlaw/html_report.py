@@ -71,8 +71,10 @@ class HtmlLawReport:
         from pytest_physlaw.run import LawRun
 
         run = LawRun.of(self.config)
-        postfix.append(gate_summary(run.gate, run.state.problems, junit.gate_verdict(
-            run.state, run.gate, run.baseline is not None)))
+        verdict = junit.gate_verdict(run.state, run.gate, run.baseline is not None)
+        if run.baseline is not None:
+            verdict += f" (baseline {self.config.getoption('law_baseline')})"
+        postfix.append(gate_summary(run.gate, run.state.problems, verdict))
 
 
 def worst_cell(checks: list[PropertyCheck]) -> str:
@@ -99,7 +101,7 @@ def _row(c: PropertyCheck) -> str:
     verdict = "pass" if c.passed else "FAIL"
     cells = (escape(c.quantity), value, escape(c.bound), _num(c.margin, 3),
              f'<span style="color:{PASS if c.passed else FAIL}">{verdict}</span>')
-    return "<tr>" + "".join(f'<td style="padding:2px 10px 2px 0">{x}</td>' for x in cells) + "</tr>"
+    return "<tr>" + "".join(f'<td style="padding:2px 10px 2px 0;white-space:nowrap">{x}</td>' for x in cells) + "</tr>"
 
 
 def _num(x: float, digits: int) -> str:
@@ -122,15 +124,17 @@ def margin_plot(checks: list[PropertyCheck]) -> str:
     for i, c in enumerate(shown):
         y = top + i * ROW_H
         m = c.margin if not math.isnan(c.margin) else -math.inf
-        left, right = sorted((zero, x(m)))
+        beyond = not -1.0 <= m <= 1.0
+        end = x(m) - math.copysign(9, m) if beyond else x(m)  # room for the arrowhead
+        left, right = sorted((zero, end))
         colour = PASS if c.passed else FAIL
         label = c.quantity if len(c.quantity) <= 26 else c.quantity[:25] + "…"
         parts.append(f'<g><title>{escape(c.quantity)}: margin {_num(c.margin, 6)}</title>'
                      f'<text x="{LABEL_W - 6}" y="{y + 11}" text-anchor="end">{escape(label)}</text>'
                      f'<rect x="{left:.1f}" y="{y + 3}" width="{max(right - left, 1.0):.1f}" height="{ROW_H - 6}" '
                      f'fill="{colour}"/>')
-        if not -1.0 <= m <= 1.0:
-            tip, back = (LABEL_W + PLOT_W, LABEL_W + PLOT_W - 6) if m > 1 else (LABEL_W, LABEL_W + 6)
+        if beyond:
+            tip, back = (LABEL_W + PLOT_W, LABEL_W + PLOT_W - 7) if m > 1 else (LABEL_W, LABEL_W + 7)
             parts.append(f'<path d="M{back} {y + 1} L{tip} {y + ROW_H / 2} L{back} {y + ROW_H - 1} Z" fill="{colour}"/>')
         parts.append(f'<text x="{LABEL_W + PLOT_W + 6}" y="{y + 11}">{_num(c.margin, 3)}</text></g>')
     bottom = top + ROW_H * len(shown)
@@ -147,7 +151,7 @@ def gate_summary(gate: Any, problems: list[str], verdict: str) -> str:
     kind, "drift" or "now-failing", with the numbers beside it; the whole message as the row's
     tooltip), the session problems."""
     colour = FAIL if (gate and gate.regressions) or problems else ("#444" if gate is None else PASS)
-    out = [f'<div class="physlaw-gate"><h3>Physics laws: baseline gate</h3>'
+    out = [f'<div class="physlaw-gate" style="margin-bottom:14px"><h3>Physics laws: baseline gate</h3>'
            f'<p style="color:{colour}"><b>{escape(verdict)}</b></p>']
     if gate and gate.regressions:
         head = "".join(f'<th style="text-align:left;padding:2px 10px 2px 0">{h}</th>'
