@@ -21,6 +21,7 @@ import pytest
 
 from pytest_physlaw import junit
 from pytest_physlaw.junit import PropertyCheck
+from pytest_physlaw.run import LawRun
 
 NAME = "physlaw-html"
 PASS, FAIL = "#2e7d32", "#c62828"
@@ -68,8 +69,6 @@ class HtmlLawReport:
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str],
                                     session: pytest.Session) -> None:
-        from pytest_physlaw.run import LawRun
-
         run = LawRun.of(self.config)
         verdict = junit.gate_verdict(run.state, run.gate, run.baseline is not None)
         if run.baseline is not None:
