@@ -1,8 +1,8 @@
 """The law checks and the gate's findings in pytest's JUnit XML file (`--junitxml`).
 
-Each check of a law test becomes properties of its testcase, through `item.user_properties`: they
-travel with the test's reports, so they reach the file from xdist workers too, and no fixture is
-needed (`record_property` warns under junit_family xunit2, and `record_testsuite_property` does not
+Each check of a law test becomes properties of its testcase, through `item.user_properties` (in a
+run with --junitxml or --html): they travel with the test's reports, so they reach the file from
+xdist workers too, and no fixture is needed (`record_property` warns under junit_family xunit2, and `record_testsuite_property` does not
 work under xdist). One check gives five properties named `physlaw.<quantity>.<field>`:
 
     value    the worst value, as Python's repr of the float ("0.0468992", "nan", "-inf")
@@ -51,9 +51,17 @@ def check_properties(law: str | None, checks: Iterable[CheckRecord]) -> list[tup
     return props
 
 
+def wanted(config: pytest.Config) -> bool:
+    """Whether a report reads the properties: --junitxml, or --html (pytest-html's rows read them).
+    Other runs skip them: kept on every report until the end, they cost a trivial law test a tenth."""
+    return bool(config.getoption("xmlpath", None) or config.getoption("htmlpath", None))
+
+
 def add_check_properties(item: pytest.Item, law: str | None, checks: Iterable[CheckRecord]) -> None:
     """Before the call report is made: it, and the teardown report, copy `item.user_properties`.
     A rerun of the test (pytest-rerunfailures) replaces the properties of the run before."""
+    if not wanted(item.config):
+        return
     kept = [p for p in item.user_properties if not str(p[0]).startswith(PREFIX)]
     item.user_properties[:] = kept + check_properties(law, checks)
 

@@ -182,3 +182,9 @@ def test_properties_are_written_in_every_junit_family_without_a_warning(laws):
         result.assert_outcomes(passed=2, failed=2, xfailed=1)
         _, cases, _ = read_junit(laws.path / "j.xml")
         assert cases[("test_laws", "test_slope[0.6]")].props()["physlaw.creep_mm.verdict"] == "pass"
+
+
+def test_a_run_without_junitxml_or_html_adds_no_properties(laws):
+    result = laws.runpytest("-p", "no:randomly")
+    reports = result.reprec.getreports("pytest_runtest_logreport")
+    assert reports and not any(r.user_properties for r in reports)
