@@ -150,7 +150,7 @@ def test_the_gates_regressions_are_failing_testcases(laws, monkeypatch, workers)
     assert case.message.startswith("baseline gate: slide.m <&>: value 0.0468992 m -> 0.0515891 m (+10%)")
     assert case.props() == {"physlaw.slide.m <&>.finding": "drift", "physlaw.slide.m <&>.baseline": "0.0468992 m",
                             "physlaw.slide.m <&>.now": "0.0515891 m", "physlaw.slide.m <&>.change": "+10%",
-                            "physlaw.slide.m <&>.drift": "±0.01 rel, 0.001 abs"}
+                            "physlaw.slide.m <&>.drift": "±0.01 rel, zero within 0.001"}
     # the suite's counts take the gate's testcases in: 2 failed laws and 2 laws that regressed
     assert (suite.get("tests"), suite.get("failures")) == (str(len(cases)), "4")
 
