@@ -13,8 +13,8 @@ solver loop (`fixtures.mjx.route`).
 
 Measured:
 CPU, MuJoCo 3.14.0, mujoco-mjx 3.14.0, jax 0.10.2 (`pytest -m law laws/mjx --law-report=r.json`):
-the threshold 0.3746 on MJX and in C (grid step 0.0063); held worlds move at most 0.27 % of their
-frictionless slide, sliding ones 0.99-1.09 of Coulomb's distance; Newton 3.4 iterations a step at most
+the threshold 0.3746 on MJX and in C (grid step 0.0063); held worlds move at most 0.24 % of their
+frictionless slide, sliding ones at most 1.096 times Coulomb's distance; Newton 3.4 iterations a step at most
 (a world's mean), 10 in one step. The 64 worlds' 500 steps take 2.4-3.3 s once compiled on this
 2-core CPU (C, one world after another: 0.6 s).
 """
@@ -40,6 +40,38 @@ KNIFE_EDGE_MU = 0.02  # closer than this to tan(angle), breaking away is a knife
 BOX = 1
 
 
+def check_sweep(law, mus: np.ndarray, slid_mm: np.ndarray, c_mm: np.ndarray, *, gravity: float,
+                worlds_at_cap: int, iterations_per_step: float, run_seconds: float) -> None:
+    """The law's checks on a sweep at ANGLE over SECONDS: MJX's distances `slid_mm` and C's `c_mm` per mu."""
+    a = math.radians(ANGLE)
+    frictionless = 500.0 * gravity * math.sin(a) * SECONDS**2
+    coulomb = np.maximum(0.0, 500.0 * gravity * (math.sin(a) - mus * math.cos(a)) * SECONDS**2)
+    step = float(mus[1] - mus[0])
+    above, below = mus > math.tan(a) + KNIFE_EDGE_MU, mus < math.tan(a) - KNIFE_EDGE_MU
+    held, c_held = slid_mm < HOLD_SHARE * frictionless, c_mm < HOLD_SHARE * frictionless
+    threshold, c_threshold = friction_threshold(mus, held), friction_threshold(mus, c_held)
+
+    law.check("threshold_minus_c", threshold - c_threshold, near=0.0, abs=step,
+              why=f"within one step ({step:.4f}) of C's threshold on the same grid; measured 0 (both 0.3746)")
+    law.check("threshold_minus_tan", threshold - math.tan(a), near=0.0, abs=max(step, KNIFE_EDGE_MU),
+              why="Coulomb: tan(angle), to soft contact's knife edge of 0.02; measured +0.0106")
+    law.check("held_share", slid_mm[above] / frictionless, lt=HOLD_SHARE,
+              why="clearly above tan(angle): only soft-contact creep; measured at most 0.0024")
+    law.check("slid_over_coulomb", slid_mm[below] / coulomb[below], near=1.0, rel=0.15,
+              why="clearly below tan(angle): Coulomb's distance; measured at most 1.096, near the threshold "
+                  "(MuJoCo Warp's: 1.088)")
+    law.check("c_disagreements", int(np.count_nonzero((held != c_held)[above | below])), le=0, unit="worlds",
+              why="MJX holds and slides in the same clear worlds as C")
+    law.check("worlds_at_cap", worlds_at_cap, le=0, unit="worlds",
+              why="converged in every world and step: MJX's iteration counter never reached 100")
+    law.check("iterations_per_step", iterations_per_step, le=10.0, unit="iterations",
+              why="Newton, converged: measured 3.4 a step at most (a world's mean), 10 in one step; MJX iterates "
+                  "at least once a step where C's warmstarted Newton mostly stops before iterating")
+    law.check("sweep_seconds", run_seconds, le=30.0, unit="s", drift=None,
+              why="the 64 worlds' 500 steps once compiled: measured 2.4-3.3 s on a 2-core CPU; a timing, "
+                  "not gated for drift")
+
+
 @pytest.mark.law(f"mjx-friction-threshold[{DEVICE}]", source="Lesson 20.2, part 3 and research note")
 def test_vmapped_frictions_find_cs_threshold(law, mjx_route, pytestconfig) -> None:
     """64 frictions in one vmap, float32: holds above tan(angle), slides below, the threshold where C's is."""
@@ -47,30 +79,6 @@ def test_vmapped_frictions_find_cs_threshold(law, mjx_route, pytestconfig) -> No
     run = mjx_route.simulate(model, SECONDS, precision="float32", frictions=FRICTIONS)
     cache = getattr(pytestconfig, "cache", None)
     c_mm = np.array([run_slope(ANGLE, float(mu), SECONDS, cache=cache).creep_mm for mu in FRICTIONS])
-    slid = run.creep_mm(BOX)
-    a, g = math.radians(ANGLE), float(np.linalg.norm(model.opt.gravity))
-    frictionless = 500.0 * g * math.sin(a) * SECONDS**2
-    coulomb = np.maximum(0.0, 500.0 * g * (math.sin(a) - FRICTIONS * math.cos(a)) * SECONDS**2)
-    step = float(FRICTIONS[1] - FRICTIONS[0])
-    above, below = FRICTIONS > math.tan(a) + KNIFE_EDGE_MU, FRICTIONS < math.tan(a) - KNIFE_EDGE_MU
-    held, c_held = slid < HOLD_SHARE * frictionless, c_mm < HOLD_SHARE * frictionless
-    threshold, c_threshold = friction_threshold(FRICTIONS, held), friction_threshold(FRICTIONS, c_held)
-
-    law.check("threshold_minus_c", threshold - c_threshold, near=0.0, abs=step,
-              why=f"within one step ({step:.4f}) of C's threshold on the same grid; measured 0 (both 0.3746)")
-    law.check("threshold_minus_tan", threshold - math.tan(a), near=0.0, abs=max(step, KNIFE_EDGE_MU),
-              why="Coulomb: tan(angle), to soft contact's knife edge of 0.02; measured +0.0106")
-    law.check("held_share", slid[above] / frictionless, lt=HOLD_SHARE,
-              why="clearly above tan(angle): only soft-contact creep; measured at most 0.0027")
-    law.check("slid_over_coulomb", slid[below] / coulomb[below], near=1.0, rel=0.15,
-              why="clearly below tan(angle): Coulomb's distance; measured 0.99 to 1.09 (as MuJoCo Warp's)")
-    law.check("c_disagreements", int(np.count_nonzero((held != c_held)[above | below])), le=0, unit="worlds",
-              why="MJX holds and slides in the same clear worlds as C")
-    law.check("worlds_at_cap", run.worlds_at_cap, le=0, unit="worlds",
-              why="converged in every world and step: MJX's iteration counter never reached 100")
-    law.check("iterations_per_step", float(run.niter_mean.max()), le=10.0, unit="iterations",
-              why="Newton, converged: measured 3.4 a step at most (a world's mean), 10 in one step; MJX iterates "
-                  "at least once a step where C's warmstarted Newton mostly stops before iterating")
-    law.check("sweep_seconds", run.run_seconds, le=30.0, unit="s", drift=None,
-              why="the 64 worlds' 500 steps once compiled: measured 2.4-3.3 s on a 2-core CPU; a timing, "
-                  "not gated for drift")
+    check_sweep(law, FRICTIONS, run.creep_mm(BOX), c_mm, gravity=float(np.linalg.norm(model.opt.gravity)),
+                worlds_at_cap=run.worlds_at_cap, iterations_per_step=float(run.niter_mean.max()),
+                run_seconds=run.run_seconds)

@@ -20,7 +20,7 @@ distance in mm, C / MJX float64 / MJX float32 (iterations a step, mean: C / floa
     Newton 100 it.  8.9905 / 8.9905 / 11.0103   (0.19 / 1.00 / 2.09)
     CG 100 it.      8.9905 / 8.9909 /  9.1377   (0.20 / 3.48 / 4.73)
     CG 5 it.        8.9901 / 9.1815 / 16.3339   (at the cap: C 0.2 %, float64 17 %, float32 81 %)
-    CG 2 it.        8.9952 / 1376.1 / 1677.1    (at the cap: C 2.5 %, float64 73 %, float32 ~100 %)
+    CG 2 it.        8.9952 / 1376.1 / 1677.1    (at the cap: C 2.5 %, float64 73 %, float32 62 %)
     elliptic CG 2   4.9199 / 51.73  / 77.74     (converged, C and float64: 4.9195 / 4.9199)
 """
 
@@ -69,7 +69,7 @@ def test_converged_float64_creeps_as_far_as_c(law, mjx_slope_run, slope_run, sol
     run = mjx_slope_run(solver, CONVERGED, "float64")
     c = slope_run(solver, CONVERGED)
     law.check("creep_minus_c_mm", creep_mm(run) - c.creep_mm, near=0.0, abs=FLOAT64_ABS_MM, unit="mm",
-              why="two float64 solves stopped within tolerance 1e-8: measured +0.0000 (Newton) and +0.0004 mm "
+              why="two float64 solves stopped within tolerance 1e-8: measured -0.000005 (Newton) and +0.0004 mm "
                   "(CG); half the lesson's printed 0.01 mm")
     law.check("steps_at_cap", int(np.count_nonzero(run.niter >= run.cap)), le=0, unit="steps",
               why="converged: no step's solve stopped at the 100-iteration cap (MJX's own counter)")
@@ -111,7 +111,7 @@ def test_cg_capped_at_two_iterations_slides(law, mjx_slope_run, slope_run, preci
               why="an unconverged friction solve each step: a slide (measured 153x float64, 187x float32; "
                   "C's PGS at 2 iterations: 52x)")
     law.check("capped_share", float(run.capped_share[0]), ge=0.5,
-              why="the cap binds on most steps: measured 0.73 (float64) and 1.00 (float32); C's CG at 2: 0.025")
+              why="the cap binds on most steps: measured 0.73 (float64) and 0.62 (float32); C's CG at 2: 0.025")
 
 
 @pytest.mark.law(f"mjx-slope-cg5-holds[{DEVICE}]", source=SOURCE)
