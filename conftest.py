@@ -5,5 +5,6 @@ pytest_plugins = [
     "fixtures.solver.plugin",
     "fixtures.coupling.plugin",
     "fixtures.warp.plugin",
+    "fixtures.mjx.plugin",
     "fixtures.newton.plugin",
 ]

@@ -35,7 +35,7 @@ import pytest
 
 pytest.importorskip("mujoco_warp")
 
-from fixtures.solver.slope_runs import run_slope  # noqa: E402
+from fixtures.solver.slope_runs import friction_threshold, run_slope  # noqa: E402
 from fixtures.solver.scenes import slope  # noqa: E402
 from fixtures.warp.route import device_kind  # noqa: E402
 
@@ -88,12 +88,7 @@ class FrictionSweep:
 
     def thresholds(self) -> np.ndarray:
         """Per angle: midway between the largest mu that slides and the smallest above it that holds."""
-        found = []
-        for row in self.held():
-            first_held = int(np.argmax(row)) if row.any() else len(row)
-            found.append(np.nan if first_held in (0, len(row)) else
-                         0.5 * (self.mus[first_held - 1] + self.mus[first_held]))
-        return np.array(found)
+        return np.array([friction_threshold(self.mus, row) for row in self.held()])
 
 
 def friction_sweep(warp_route, angles, mus, seconds: float) -> FrictionSweep:

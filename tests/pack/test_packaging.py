@@ -42,7 +42,7 @@ def test_one_top_level_name(built: Path) -> None:
     assert {f.split("/")[0] for f in files} == {"pytest_physlaw"}
     assert {"pytest_physlaw/coupling/proxies.py", "pytest_physlaw/scenes/settled.py",
             "pytest_physlaw/scenes/coupling/scenes.py", "pytest_physlaw/pack/laws.py"} <= files
-    subjects = {"solver", "coupling", "warp", "newton"}  # every subject's package, each with its one plugin
+    subjects = {"solver", "coupling", "warp", "mjx", "newton"}  # every subject's package, each with its one plugin
     assert {f"pytest_physlaw/scenes/{s}/{m}.py" for s in subjects for m in ("__init__", "plugin")} <= files
 
 
