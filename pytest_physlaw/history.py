@@ -28,6 +28,8 @@ from pytest_physlaw.session import LawSession
 
 # The gate's findings that mark a step: a value beyond its drift, a check that failed where it passed.
 STEP_KINDS = ("drift", "now-failing")
+# The gate's note of a value that moved by more than a tenth of its drift, but within it.
+MOVED_KIND = "moved-within"
 OUTPUT_SUFFIXES = (".md", ".png", ".svg", ".pdf")
 
 
@@ -37,12 +39,14 @@ class HistoryError(ValueError):
 
 @dataclass(frozen=True)
 class Point:
-    """One check in one report; `step` is the gate's message where it stepped from the report before."""
+    """One check in one report; `step` is the gate's message where it stepped from the report before,
+    `moved` whether the gate noted a move within its drift there."""
 
     check: CheckRecord
     outcome: str
     step: str | None = None
     change: str = ""
+    moved: bool = False
 
 
 @dataclass
@@ -57,6 +61,22 @@ class Series:
     @property
     def steps(self) -> list[int]:
         return [i for i, p in enumerate(self.points) if p is not None and p.step]
+
+    @property
+    def moves(self) -> int:
+        """How many times the gate noted a move within drift: the next thing to look at after steps."""
+        return sum(1 for p in self.points if p is not None and p.moved)
+
+    @property
+    def exempt(self) -> bool:
+        """Whether the gate leaves its value alone (drift=None, a timing ratio) in the latest report."""
+        return next(p.check.drift for p in reversed(self.points) if p is not None) is None
+
+    @property
+    def title(self) -> str:
+        """Its short name: the law's identity ("slope-creep[PGS-20]"), else the test's name."""
+        name = self.key[0] if self.key[0] != self.nodeid else self.nodeid.split("::", 1)[-1]
+        return name.removesuffix("[]")
 
     @property
     def unit(self) -> str:
@@ -112,7 +132,9 @@ def build(paths: Sequence[str], laws: Sequence[str] = ()) -> History:
                 series.nodeid = record.nodeid
                 before = next((p for p in reversed(series.points[:i]) if p is not None), None)
                 change = gate.change_text(before.check.value, check.value) if before else ""
-                series.points[i] = Point(check, record.outcome, steps[i].get((record.nodeid, check.quantity)), change)
+                kind, message = steps[i].get((record.nodeid, check.quantity), (None, None))
+                series.points[i] = Point(check, record.outcome, message if kind in STEP_KINDS else None, change,
+                                         kind == MOVED_KIND)
     if laws and not by_key:
         raise HistoryError(f"no law matches {', '.join(map(repr, laws))} in any report (give a law id, an "
                            "identity, a nodeid, a test file or a pattern such as 'laws/solver/*')")
@@ -157,11 +179,12 @@ def _selected(law: dict[str, Any], patterns: Sequence[str]) -> bool:
                for p in patterns)
 
 
-def _steps(old: dict[str, Any], new: dict[str, Any]) -> dict[tuple[str, str], str]:
-    """(nodeid, quantity) -> the gate's message, for each check of `new` that stepped from `old`."""
+def _steps(old: dict[str, Any], new: dict[str, Any]) -> dict[tuple[str, str], tuple[str, str]]:
+    """(nodeid, quantity) -> (the gate's kind, its message), for each check of `new` that stepped from
+    `old` or moved within its drift."""
     result = gate.compare(gate.Baseline.from_report(old), LawSession.from_report(new), reportfile.versions(new))
-    return {(f.nodeid, f.quantity): f.message for f in result.regressions
-            if f.kind in STEP_KINDS and f.quantity is not None}
+    return {(f.nodeid, f.quantity): (f.kind, f.message) for f in result.regressions + result.notes
+            if f.kind in (*STEP_KINDS, MOVED_KIND) and f.quantity is not None}
 
 
 def markdown_text(history: History) -> str:

@@ -2,8 +2,9 @@
 its bounds, the steps beyond drift ringed in red and failed checks crossed.
 
 matplotlib is imported here only, when a plot is asked for: the plugin and the other commands never
-need it. A history of more checks than fit one figure shows those that stepped, then those whose
-value travelled farthest, and says how many it left out (the Markdown table has them all).
+need it. A history of more checks than fit one figure shows those that stepped, then those the gate
+noted moving within their drift, then the gated ones whose value travelled farthest (exempt ones,
+timing ratios, last), and says how many it left out (the Markdown table has them all).
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ STEP_COLOR, BOUND_COLOR, VALUE_COLOR = "#d62728", "#7f7f7f", "#1f77b4"
 
 
 def chosen(history: History, limit: int = MAX_PANELS) -> list[Series]:
-    """The series the figure shows: all if they fit, else the stepped ones, then the most travelled."""
+    """The series the figure shows: all if they fit, else the stepped ones, then the moved ones, then
+    the gated ones that travelled farthest."""
     if len(history.series) <= limit:
         return list(history.series)
-    ranked = sorted(history.series, key=lambda s: (-len(s.steps), -s.spread(), s.nodeid, s.quantity))
+    ranked = sorted(history.series, key=lambda s: (-len(s.steps), -s.moves, s.exempt, -s.spread(), s.nodeid,
+                                                   s.quantity))
     return ranked[:limit]
 
 
@@ -48,7 +51,7 @@ def write(history: History, path: str) -> str:
     left_out = len(history.series) - len(shown)
     title = f"Law history over {len(history.labels)} reports"
     if left_out:
-        title += f": {len(shown)} of {len(history.series)} checks (stepped first, then the most moved)"
+        title += f": {len(shown)} of {len(history.series)} checks (stepped, then moved within drift, then farthest travelled)"
     height = fig.get_figheight()
     fig.suptitle(title, y=1 - 0.1 / height, va="top")
     fig.legend(handles=_legend(), loc="upper center", ncol=3, fontsize=8, frameon=False,
@@ -86,9 +89,11 @@ def _panel(ax, series: Series, labels: list[str]) -> None:
         ax.plot(failed, [series.points[i].check.value for i in failed], "x", color=STEP_COLOR, markersize=9)
     if _log_scale(ax, series):
         ax.set_yscale("log")
-    name = series.nodeid.split("::", 1)[-1]
+    else:
+        ax.ticklabel_format(axis="y", useOffset=False)
     unit = f" ({series.unit})" if series.unit else ""
-    ax.set_title(f"{_short(name)}\n{series.quantity}{unit}", fontsize=8)
+    exempt = ", not gated" if series.exempt else ""
+    ax.set_title(f"{_short(series.title)}\n{series.quantity}{unit}{exempt}", fontsize=8)
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=7)
     ax.tick_params(axis="y", labelsize=7)
@@ -114,5 +119,9 @@ def _log_scale(ax, series: Series) -> bool:
     return bool(ys) and min(ys) > 0 and max(ys) / min(ys) > 1e2
 
 
-def _short(text: str, width: int = 48) -> str:
-    return text if len(text) <= width else text[:width - 3] + "..."
+def _short(text: str, width: int = 52) -> str:
+    """Cut in the middle, so that a case id at the end ("[PGS-20]") stays."""
+    if len(text) <= width:
+        return text
+    keep = width - 3
+    return text[:keep - keep // 3] + "..." + text[-(keep // 3):]

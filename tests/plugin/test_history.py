@@ -153,3 +153,23 @@ def test_a_baseline_reads_as_a_report(commits, pytester):
     pytester.runpytest("--law-save-baseline", "baseline.json")
     code, out = run("history", *commits, "baseline.json")
     assert code == 0 and "5 reports (01-aaa .. baseline)" in out
+
+
+def test_a_crowded_plot_shows_steps_then_moves_then_gated_values_exempt_ones_last():
+    from pytest_physlaw.history import History, Point, Series
+    from pytest_physlaw.history_plot import chosen
+    from pytest_physlaw.record import CheckRecord
+
+    def series(name: str, values: list[float], *, drift: float | None = 0.01, step: int = -1,
+               moved: int = -1) -> Series:
+        points = [Point(CheckRecord(name, v, "<= 100", {"le": 100.0}, 1.0, True, drift=drift), "passed",
+                        "moved more than its drift" if i == step else None, "", i == moved)
+                  for i, v in enumerate(values)]
+        return Series((f"t.py::{name}", name), f"t.py::{name}", name, points)
+
+    timing = series("timing_ratio", [1.0, 9.0, 2.0], drift=None)
+    still, moved, stepped = series("still", [5.0] * 3), series("moved", [5.0, 5.04, 5.0], moved=1), \
+        series("stepped", [5.0, 5.0, 6.0], step=2)
+    history = History(["a", "b", "c"], [moved, still, stepped, timing])
+    assert [s.quantity for s in chosen(history, limit=3)] == ["stepped", "moved", "still"]
+    assert chosen(history, limit=4) == history.series
