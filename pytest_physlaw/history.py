@@ -105,6 +105,12 @@ class History:
     series: list[Series]
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    versions: list[dict[str, str | None]] = field(default_factory=list)  # each report's package versions
+
+    def varying_versions(self) -> list[str]:
+        """The packages whose version is not the same in every report (a MuJoCo upgrade)."""
+        names = sorted({n for v in self.versions for n in v})
+        return [n for n in names if len({v.get(n) for v in self.versions}) > 1]
 
 
 def build(paths: Sequence[str], laws: Sequence[str] = ()) -> History:
@@ -139,7 +145,7 @@ def build(paths: Sequence[str], laws: Sequence[str] = ()) -> History:
         raise HistoryError(f"no law matches {', '.join(map(repr, laws))} in any report (give a law id, an "
                            "identity, a nodeid, a test file or a pattern such as 'laws/solver/*')")
     ordered = sorted(by_key.values(), key=lambda s: (s.nodeid, s.quantity))
-    return History(labels, ordered, skipped, notes)
+    return History(labels, ordered, skipped, notes, [reportfile.versions(data) for _, data in reports])
 
 
 def _read(path: str, skipped: list[str]) -> dict[str, Any] | None:
@@ -193,7 +199,10 @@ def markdown_text(history: History) -> str:
     stepped = [(s, i) for s in history.series for i in s.steps]
     lines = [f"## Law history: {plural(n, 'report')}, {plural(len(history.series), 'check')}, "
              f"{plural(len(stepped), 'step')} beyond drift", ""]
-    lines += markdown.table(("#", "report"), [(str(i + 1), f"`{label}`") for i, label in enumerate(history.labels)])
+    varying = history.varying_versions()
+    lines += markdown.table(("#", "report", *varying), [
+        (str(i + 1), f"`{label}`", *(history.versions[i].get(n) or "-" for n in varying))
+        for i, label in enumerate(history.labels)])
     lines.append("")
     for title, items in (("Skipped", history.skipped), ("Notes", history.notes)):
         if items:

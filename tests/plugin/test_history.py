@@ -149,6 +149,16 @@ def test_no_readable_report_is_an_error(commits, pytester, capsys):
     assert code == 2 and "none of the 1 report can be read: 00-old.json: schema version 1" in capsys.readouterr().err
 
 
+def test_the_reports_table_shows_package_versions_that_differ(commits, pytester):
+    for name, mujoco in (("01-aaa", "3.14.0"), ("02-bbb", "4.0.0")):
+        data = json.loads((pytester.path / f"{name}.json").read_text())
+        data["environment"]["versions"]["mujoco"] = mujoco
+        (pytester.path / f"{name}.json").write_text(json.dumps(data))
+    assert run("history", *commits[:2], "-o", "h.md")[0] == 0
+    md = (pytester.path / "h.md").read_text()
+    assert "| # | report | mujoco |" in md and "| 1 | `01-aaa` | 3.14.0 |" in md and "| 2 | `02-bbb` | 4.0.0 |" in md
+
+
 def test_a_baseline_reads_as_a_report(commits, pytester):
     pytester.runpytest("--law-save-baseline", "baseline.json")
     code, out = run("history", *commits, "baseline.json")
