@@ -101,6 +101,8 @@ class Series:
 
 @dataclass
 class History:
+    """The readable reports' labels in order, each check's series, and what was skipped or noted."""
+
     labels: list[str]
     series: list[Series]
     skipped: list[str] = field(default_factory=list)
@@ -126,8 +128,19 @@ def build(paths: Sequence[str], laws: Sequence[str] = ()) -> History:
     notes = [f"{label}: the report of an incomplete run ({data.get('incomplete', 'incomplete')})"
              for label, (_, data) in zip(labels, reports) if not data.get("complete", True)]
     steps = [{}] + [_steps(a, b) for (_, a), (_, b) in zip(reports, reports[1:])]
+    series = _series([data for _, data in reports], steps, laws)
+    if laws and not series:
+        raise HistoryError(f"no law matches {', '.join(map(repr, laws))} in any report (give a law id, an "
+                           "identity, a nodeid, a test file or a pattern such as 'laws/solver/*')")
+    ordered = sorted(series, key=lambda s: (s.nodeid, s.quantity))
+    return History(labels, ordered, skipped, notes, [reportfile.versions(data) for _, data in reports])
+
+
+def _series(reports: list[dict[str, Any]], steps: list[dict[tuple[str, str], tuple[str, str]]],
+            laws: Sequence[str]) -> list[Series]:
+    """Every selected check's series across the reports, with the gate's steps and moves marked."""
     by_key: dict[tuple[str, str], Series] = {}
-    for i, (_, data) in enumerate(reports):
+    for i, data in enumerate(reports):
         for law in data["laws"]:
             if not _selected(law, laws):
                 continue
@@ -141,11 +154,7 @@ def build(paths: Sequence[str], laws: Sequence[str] = ()) -> History:
                 kind, message = steps[i].get((record.nodeid, check.quantity), (None, None))
                 series.points[i] = Point(check, record.outcome, message if kind in STEP_KINDS else None, change,
                                          kind == MOVED_KIND)
-    if laws and not by_key:
-        raise HistoryError(f"no law matches {', '.join(map(repr, laws))} in any report (give a law id, an "
-                           "identity, a nodeid, a test file or a pattern such as 'laws/solver/*')")
-    ordered = sorted(by_key.values(), key=lambda s: (s.nodeid, s.quantity))
-    return History(labels, ordered, skipped, notes, [reportfile.versions(data) for _, data in reports])
+    return list(by_key.values())
 
 
 def _read(path: str, skipped: list[str]) -> dict[str, Any] | None:
