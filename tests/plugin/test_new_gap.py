@@ -11,7 +11,8 @@ from pytest_physlaw.cli import main
 from pytest_physlaw.new_gap import SECTIONS
 
 PAGE = "docs/known_gaps/scalar-proxy-mass.md"
-NODEID = "laws/coupling/test_platen.py::test_scalar_proxy_answers[slider]"
+# Not the repo's laws/ package: an in-process run of the whole suite has imported that one.
+NODEID = "robot_laws/test_gripper_gap.py::test_scalar_proxy_answers[slider]"
 GAP_LAW = f"""
 import pytest
 
@@ -35,14 +36,13 @@ def test_the_page_has_its_sections_and_names_the_test_file(pytester, monkeypatch
     text = (pytester.path / PAGE).read_text()
     assert text.startswith("# Known gap: scalar proxy mass\n")
     assert [line[3:] for line in text.splitlines() if line.startswith("## ")] == list(SECTIONS)
-    assert "`laws/coupling/test_platen.py`" in text
+    assert "`robot_laws/test_gripper_gap.py`" in text
 
 
 def test_a_run_with_the_known_gap_test_accepts_the_page(pytester, monkeypatch):
     monkeypatch.chdir(pytester.path)
-    pytester.mkpydir("laws")
-    pytester.mkpydir("laws/coupling")
-    (pytester.path / "laws/coupling/test_platen.py").write_text(GAP_LAW)
+    (pytester.path / "robot_laws").mkdir()
+    (pytester.path / "robot_laws/test_gripper_gap.py").write_text(GAP_LAW)
     assert run("new-gap", PAGE, "--test", NODEID)[0] == 0
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(xfailed=1)
@@ -52,7 +52,7 @@ def test_a_run_with_the_known_gap_test_accepts_the_page(pytester, monkeypatch):
     (pytester.path / PAGE).write_text("# Known gap\n\nNames no test file.\n")
     failed = pytester.runpytest("-p", "no:cacheprovider")
     assert failed.ret != 0
-    failed.stdout.fnmatch_lines([f"*known-gap page {PAGE} does not name laws/coupling/test_platen.py*"])
+    failed.stdout.fnmatch_lines([f"*known-gap page {PAGE} does not name robot_laws/test_gripper_gap.py*"])
 
 
 def test_an_existing_page_is_never_overwritten(pytester, monkeypatch, capsys):
@@ -65,8 +65,8 @@ def test_an_existing_page_is_never_overwritten(pytester, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("page, nodeid, message", [
-    (PAGE, "test_platen", "--test 'test_platen' is not a test's node id"),
-    (PAGE, "laws/coupling/test_platen.py", "is not a test's node id"),
+    (PAGE, "test_gripper_gap", "--test 'test_gripper_gap' is not a test's node id"),
+    (PAGE, "robot_laws/test_gripper_gap.py", "is not a test's node id"),
     ("docs/known_gaps/gap.txt", NODEID, "a known-gap page is a Markdown file (.md)"),
     ("docs/known_gaps/README.md", NODEID, "other than README.md or index.md"),
 ])
