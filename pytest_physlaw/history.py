@@ -30,6 +30,8 @@ from pytest_physlaw.session import LawSession
 STEP_KINDS = ("drift", "now-failing")
 # The gate's note of a value that moved by more than a tenth of its drift, but within it.
 MOVED_KIND = "moved-within"
+# The gate's note of a Hypothesis law that drew other examples: its worst values are not compared.
+EXAMPLES_KIND = "examples"
 OUTPUT_SUFFIXES = (".md", ".png", ".svg", ".pdf")
 
 
@@ -40,13 +42,15 @@ class HistoryError(ValueError):
 @dataclass(frozen=True)
 class Point:
     """One check in one report; `step` is the gate's message where it stepped from the report before,
-    `moved` whether the gate noted a move within its drift there."""
+    `moved` whether the gate noted a move within its drift there, `uncompared` whether the gate could
+    not compare it (a Hypothesis law that drew other examples)."""
 
     check: CheckRecord
     outcome: str
     step: str | None = None
     change: str = ""
     moved: bool = False
+    uncompared: bool = False
 
 
 @dataclass
@@ -66,6 +70,11 @@ class Series:
     def moves(self) -> int:
         """How many times the gate noted a move within drift: the next thing to look at after steps."""
         return sum(1 for p in self.points if p is not None and p.moved)
+
+    @property
+    def unjudged(self) -> int:
+        """How many times the value changed where the gate could not compare it (other examples)."""
+        return sum(1 for p in self.points if p is not None and p.uncompared and p.change not in ("", "none", "same"))
 
     @property
     def exempt(self) -> bool:
@@ -152,8 +161,9 @@ def _series(reports: list[dict[str, Any]], steps: list[dict[tuple[str, str], tup
                 before = next((p for p in reversed(series.points[:i]) if p is not None), None)
                 change = gate.change_text(before.check.value, check.value) if before else ""
                 kind, message = steps[i].get((record.nodeid, check.quantity), (None, None))
+                uncompared = (record.nodeid, None) in steps[i]
                 series.points[i] = Point(check, record.outcome, message if kind in STEP_KINDS else None, change,
-                                         kind == MOVED_KIND)
+                                         kind == MOVED_KIND, uncompared)
     return list(by_key.values())
 
 
@@ -194,12 +204,12 @@ def _selected(law: dict[str, Any], patterns: Sequence[str]) -> bool:
                for p in patterns)
 
 
-def _steps(old: dict[str, Any], new: dict[str, Any]) -> dict[tuple[str, str], tuple[str, str]]:
+def _steps(old: dict[str, Any], new: dict[str, Any]) -> dict[tuple[str, str | None], tuple[str, str]]:
     """(nodeid, quantity) -> (the gate's kind, its message), for each check of `new` that stepped from
-    `old` or moved within its drift."""
+    `old` or moved within its drift; (nodeid, None) for a law whose values the gate did not compare."""
     result = gate.compare(gate.Baseline.from_report(old), LawSession.from_report(new), reportfile.versions(new))
     return {(f.nodeid, f.quantity): (f.kind, f.message) for f in result.regressions + result.notes
-            if f.kind in (*STEP_KINDS, MOVED_KIND) and f.quantity is not None}
+            if (f.kind in (*STEP_KINDS, MOVED_KIND) and f.quantity is not None) or f.kind == EXAMPLES_KIND}
 
 
 def markdown_text(history: History) -> str:
@@ -223,6 +233,7 @@ def markdown_text(history: History) -> str:
              s.points[i].change, s.points[i].check.drift_text()) for s, i in stepped])
         lines.append("")
     lines += ["### Values", "", "Bold: stepped beyond its drift from the report before; x: the check failed; "
+              "~: not compared by the gate (a Hypothesis law that drew other examples than the report before); "
               "-: not in that report.", ""]
     header = ("law", "quantity", "unit", "bound", *(str(i + 1) for i in range(n)))
     lines += markdown.table(header, [(f"`{s.nodeid}`", s.quantity, s.unit, s.bounds_text(),
@@ -238,7 +249,7 @@ def _before(series: Series, i: int) -> str:
 def _cell(point: Point | None) -> str:
     if point is None:
         return "-"
-    text = f"{point.check.value:.6g}" + ("" if point.check.passed else " x")
+    text = f"{point.check.value:.6g}" + ("" if point.check.passed else " x") + (" ~" if point.uncompared else "")
     return f"**{text}** ({point.change})" if point.step else text
 
 
@@ -247,7 +258,11 @@ def summary_lines(history: History) -> list[str]:
     stepped = [(s, i) for s in history.series for i in s.steps]
     lines = [f"law history: {plural(len(history.labels), 'report')} ({history.labels[0]} .. {history.labels[-1]}), "
              f"{plural(len(history.series), 'check')}, {plural(len(stepped), 'step')} beyond drift"]
+    uncompared = sum(1 for s in history.series for p in s.points if p is not None and p.uncompared)
     lines += [f"skipped {t}" for t in history.skipped] + [f"note: {t}" for t in history.notes]
+    if uncompared:
+        lines.append(f"not compared: {plural(uncompared, 'value')} of Hypothesis laws that drew other examples "
+                     "than the report before (marked ~ in the Markdown table, a grey diamond on the plot)")
     lines += [f"step at {history.labels[i]}: {s.nodeid} [{s.quantity}]: {s.points[i].step}" for s, i in stepped]
     return lines
 

@@ -3,7 +3,7 @@ its bounds, the steps beyond drift ringed in red and failed checks crossed.
 
 matplotlib is imported here only, when a plot is asked for: the plugin and the other commands never
 need it. A history of more checks than fit one figure shows those that stepped, then those the gate
-noted moving within their drift, then the gated ones whose value travelled farthest (exempt ones,
+noted moving within their drift or could not compare as they changed (other Hypothesis examples), then the gated ones whose value travelled farthest (exempt ones,
 timing ratios, last), and says how many it left out (the Markdown table has them all).
 """
 
@@ -20,12 +20,12 @@ STEP_COLOR, BOUND_COLOR, VALUE_COLOR = "#d62728", "#7f7f7f", "#1f77b4"
 
 
 def chosen(history: History, limit: int = MAX_PANELS) -> list[Series]:
-    """The series the figure shows: all if they fit, else the stepped ones, then the moved ones, then
-    the gated ones that travelled farthest."""
+    """The series the figure shows: all if they fit, else the stepped ones, then the moved (or changed
+    but not compared) ones, then the gated ones that travelled farthest."""
     if len(history.series) <= limit:
         return list(history.series)
-    ranked = sorted(history.series, key=lambda s: (-len(s.steps), -s.moves, s.exempt, -s.spread(), s.nodeid,
-                                                   s.quantity))
+    ranked = sorted(history.series, key=lambda s: (-len(s.steps), -(s.moves + s.unjudged), s.exempt, -s.spread(),
+                                                   s.nodeid, s.quantity))
     return ranked[:limit]
 
 
@@ -84,6 +84,10 @@ def _panel(ax, series: Series, labels: list[str]) -> None:
                 markeredgewidth=2)
         ax.annotate(point.change, (i, point.check.value), textcoords="offset points", xytext=(6, 6),
                     color=STEP_COLOR, fontsize=8)
+    uncompared = [i for i in xs if series.points[i].uncompared]
+    if uncompared:
+        ax.plot(uncompared, [series.points[i].check.value for i in uncompared], "D", markersize=7,
+                markerfacecolor="none", markeredgecolor=BOUND_COLOR)
     failed = [i for i in xs if not series.points[i].check.passed]
     if failed:
         ax.plot(failed, [series.points[i].check.value for i in failed], "x", color=STEP_COLOR, markersize=9)
@@ -109,7 +113,9 @@ def _legend() -> list:
             Line2D([], [], color=BOUND_COLOR, linestyle="-.", label="near (band: its tolerance)"),
             Line2D([], [], color=STEP_COLOR, marker="o", markerfacecolor="none", markersize=9, linestyle="none",
                    markeredgewidth=2, label="stepped beyond its drift (the gate's rule)"),
-            Line2D([], [], color=STEP_COLOR, marker="x", linestyle="none", label="check failed")]
+            Line2D([], [], color=STEP_COLOR, marker="x", linestyle="none", label="check failed"),
+            Line2D([], [], color=BOUND_COLOR, marker="D", markerfacecolor="none", linestyle="none",
+                   label="not compared (other Hypothesis examples)")]
 
 
 def _log_scale(ax, series: Series) -> bool:

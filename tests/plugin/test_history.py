@@ -76,6 +76,21 @@ def test_a_step_is_marked_where_the_gate_finds_one(commits):
         assert (gate_code == 1) == any(f"step at {new[:-5]}:" in s for s in steps), gate_out
 
 
+def test_a_law_the_gate_could_not_compare_is_marked_not_stepped(commits, pytester):
+    """A Hypothesis law that drew other examples: the gate compares no worst value, so its jump is no
+    step, but the history says it was not compared."""
+    for name, digest in (("02-bbb", "1111"), ("03-ccc", "2222")):
+        data = json.loads((pytester.path / f"{name}.json").read_text())
+        slope = next(law for law in data["laws"] if law["nodeid"] == "test_laws.py::test_slope")
+        slope["examples"] = {"count": 60, "digest": digest}
+        (pytester.path / f"{name}.json").write_text(json.dumps(data))
+    code, out = run("history", *commits[1:3], "--law", "slope-creep", "-o", "h.md")
+    assert code == 0 and "0 steps beyond drift" in out
+    assert "not compared: 2 values of Hypothesis laws that drew other examples" in out
+    row = next(line for line in (pytester.path / "h.md").read_text().splitlines() if "| creep_mm |" in line)
+    assert row.endswith("| 1.02 | 1.224 ~ |")
+
+
 def test_the_law_filter(commits, pytester):
     code, out = run("history", *commits, "--law", "tower-iterations", "-o", "one.md")
     assert code == 0 and "1 check," in out and "creep_mm" not in out
