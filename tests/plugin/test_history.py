@@ -66,11 +66,11 @@ def test_a_step_is_marked_where_the_gate_finds_one(commits):
     """The history's steps are `compare`'s drift and now-failing regressions of consecutive reports."""
     code, out = run("history", *commits)
     steps = [line for line in out.splitlines() if line.startswith("step at ")]
-    assert steps == [
-        "step at 03-ccc: test_laws.py::test_slope [creep_mm]: value 1.02 mm -> 1.224 mm (+20%) moved more than "
-        "its drift (±0.05 rel, 0.01 abs: 0.051 here)",
-        "step at 04-ddd: test_laws.py::test_tower [iterations]: passed in the baseline (1), fails now (2 (off by +1), "
-        "bound 1 ± 0.5)"]
+    assert len(steps) == 2  # the messages are the gate's own
+    assert steps[0].startswith("step at 03-ccc: test_laws.py::test_slope [creep_mm]: value 1.02 mm -> 1.224 mm "
+                               "(+20%) moved more than its drift (±0.05 rel")
+    assert steps[1].startswith("step at 04-ddd: test_laws.py::test_tower [iterations]: passed in the baseline (1), "
+                               "fails now (2")
     for old, new in zip(commits, commits[1:]):
         gate_code, gate_out = run("compare", old, new)
         assert (gate_code == 1) == any(f"step at {new[:-5]}:" in s for s in steps), gate_out
