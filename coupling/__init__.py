@@ -7,7 +7,8 @@
 
 `equality=True` (mobility, mobility0, mobility_many, exchange_mass, proxy and both proxies) holds the
 model's active equality constraints rigid: W_c, the Schur complement of W over MuJoCo's equality
-rows. Bad input is refused with a ValueError naming the argument: a model that is not an MjModel,
+rows; `equality="soft"` holds them as MuJoCo does, through their impedance `efc_R` (W_s, MuJoCo's
+own answer to a force on a held body). Bad input is refused with a ValueError naming the argument: a model that is not an MjModel,
 data of another model, a W that is not a finite symmetric positive semi-definite 3 x 3 or 6 x 6.
 
 Installed as `pytest_physlaw.coupling` (pytest_physlaw/kit.py: one import name per process).
@@ -21,7 +22,7 @@ claim(__name__, __file__)  # one import name per process (pytest_physlaw/kit.py)
 
 from .exchange import exchange_mass, interface_bound, stiffness_cap, strong_pair
 from .masses import axis_mass, mobile_axis, scalar_mass, translation_block
-from .spatial_mobility import forward_position, mobility, mobility0, mobility_many
+from .spatial_mobility import equality_rows, forward_position, mobility, mobility0, mobility_many
 from .proxies import (
     DEFAULT_KAPPA,
     KAPPA_ENV,
@@ -40,6 +41,7 @@ __all__ = [
     "ScalarProxy",
     "TensorProxy",
     "axis_mass",
+    "equality_rows",
     "exchange_mass",
     "forward_position",
     "interface_bound",

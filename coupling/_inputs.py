@@ -20,11 +20,20 @@ def positive_number(name: str, value: object) -> float:
     return number
 
 
-def boolean(name: str, value: object) -> bool:
-    """`value` as a bool if it is True or False (numpy's too), else a ValueError naming `name`."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
+EQUALITY_MODES = (False, True, "soft")
+
+
+def equality_mode(value: object) -> bool | str:
+    """`equality` as False (free W), True (equalities held rigid, W_c) or "soft" (held as MuJoCo holds
+    them, through their impedance `efc_R`: W_s); anything else is a ValueError naming `equality`."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str) and value == "soft":
+        return "soft"
+    raise ValueError(
+        f"equality must be False (free), True (equalities held rigid) or 'soft' (held through MuJoCo's "
+        f"impedance efc_R), got {value!r}"
+    )
 
 
 def force_vector(force: object) -> np.ndarray:

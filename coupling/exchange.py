@@ -46,6 +46,6 @@ def strong_pair(mass_a: float, mass_b: float, ratio: float) -> bool:
     return bool(max(a, b) / min(a, b) > limit)
 
 
-def exchange_mass(model: mujoco.MjModel, body: int | str, *, equality: bool = False) -> float:
+def exchange_mass(model: mujoco.MjModel, body: int | str, *, equality: bool | str = False) -> float:
     """The mass (kg) that sizes `body`'s exchange: `axis_mass(mobility0(model, body, equality=equality))`."""
     return axis_mass(mobility0(model, body, equality=equality))

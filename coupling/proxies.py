@@ -29,7 +29,8 @@ An explicit argument wins over the variable. Any other value is a ValueError nam
 
 `equality=True` builds either proxy from W_c, the mobility with the model's active equality
 constraints held rigid (`coupling.spatial_mobility`), at qpos0 and, with `pose="current"`, at
-every call. The default, False, is W as before, bit for bit: a linkage closed by equalities (a
+every call; `equality="soft"` from W_s, the constraints held through MuJoCo's impedance `efc_R`:
+the answer MuJoCo itself gives a held body. The default, False, is W as before, bit for bit: a linkage closed by equalities (a
 gripper's fingers) is then treated as free (docs/known_gaps/proxy-ignores-equality.md).
 """
 
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from ._inputs import boolean, force_vector, matching_data, mj_model, moving_body
+from ._inputs import equality_mode, force_vector, matching_data, mj_model, moving_body
 from .masses import scalar_mass, translation_block
 from .spatial_mobility import forward_position, mobility
 
@@ -141,14 +142,14 @@ class _Build:
     mobility0: np.ndarray
     rotation0: np.ndarray
     invariant: bool
-    equality: bool
+    equality: bool | str
 
 
 def _build(model: mujoco.MjModel, body: int | str, pose: object, equality: object) -> _Build:
     model = mj_model(model)
     body_id = moving_body(model, body)
     pose = _check_pose(pose)
-    equality = boolean("equality", equality)
+    equality = equality_mode(equality)
     data0 = mujoco.MjData(model)
     forward_position(model, data0)
     # Equality rows may tie the body to any tree and change with any pose: no invariance is assumed.
@@ -165,7 +166,7 @@ class ScalarProxy:
     tensor = False
 
     def __init__(
-        self, model: mujoco.MjModel, body: int | str, *, pose: str = "qpos0", equality: bool = False
+        self, model: mujoco.MjModel, body: int | str, *, pose: str = "qpos0", equality: bool | str = False
     ) -> None:
         self._init(_build(model, body, pose, equality))
 
@@ -195,8 +196,9 @@ class ScalarProxy:
         return self._build.pose
 
     @property
-    def equality(self) -> bool:
-        """Whether W is taken with the model's active equality constraints held rigid (W_c)."""
+    def equality(self) -> bool | str:
+        """How W takes the model's active equality constraints: False (free W), True (held rigid, W_c),
+        "soft" (held through MuJoCo's impedance, W_s: MuJoCo's own answer)."""
         return self._build.equality
 
     @property
@@ -223,7 +225,7 @@ class ScalarProxy:
         return self.inv_mass(data) @ force
 
     def __repr__(self) -> str:
-        held = ", equality=True" if self.equality else ""
+        held = f", equality={self.equality!r}" if self.equality else ""
         return f"ScalarProxy(body={self.name!r}, mass={self._mass:.6g} kg, pose={self.pose!r}{held})"
 
 
@@ -243,7 +245,7 @@ class TensorProxy:
         *,
         kappa: float = DEFAULT_KAPPA,
         pose: str = "qpos0",
-        equality: bool = False,
+        equality: bool | str = False,
     ) -> None:
         self._kappa = check_kappa(kappa)
         build = _build(model, body, pose, equality)
@@ -305,7 +307,7 @@ class TensorProxy:
         return self.inv_mass(data) @ force
 
     def __repr__(self) -> str:
-        held = ", equality=True" if self.equality else ""
+        held = f", equality={self.equality!r}" if self.equality else ""
         return (
             f"TensorProxy(body={self.name!r}, mass={self.mass:.6g} kg, kappa={self.kappa:g}, "
             f"pose={self.pose!r}{held})"
@@ -319,14 +321,15 @@ def proxy(
     tensor: bool | None = None,
     kappa: float | None = None,
     pose: str = "qpos0",
-    equality: bool = False,
+    equality: bool | str = False,
 ) -> ScalarProxy | TensorProxy:
     """The proxy of `body`: a TensorProxy if `tensor` (None: `COUPLING_PROXY_TENSOR`), else a ScalarProxy.
 
     `kappa` (None: `COUPLING_PROXY_TENSOR_KAPPA`, default 100; math.inf: no floor) is the tensor's
     eigenvalue floor lambda_max / kappa; a scalar proxy checks it and has no use for it. `pose` is
     "qpos0" (W built once there) or "current" (W rebuilt from the data passed to `inv_mass`).
-    `equality=True` builds it from W_c, the model's active equality constraints held rigid.
+    `equality=True` builds it from W_c, the model's active equality constraints held rigid;
+    `equality="soft"` from W_s, held through their impedance as MuJoCo holds them.
     """
     mj_model(model)
     if tensor is None:
@@ -336,7 +339,7 @@ def proxy(
     pose = _check_pose(pose)
     if kappa is not None:
         kappa = check_kappa(kappa)
-    equality = boolean("equality", equality)
+    equality = equality_mode(equality)
     if not tensor:
         return ScalarProxy(model, body, pose=pose, equality=equality)
     kappa = kappa_from_env() if kappa is None else kappa

@@ -27,6 +27,18 @@ SVD of H_G, dropping singular values below `RANK_TOLERANCE` times the largest: r
 (a `connect` whose out-of-plane row is zero in a planar linkage, two equalities saying the same
 thing) are degenerate, not singular. W_c is positive semi-definite by construction, never a
 dense inverse of M. A model with no active equality row gives the free W, bit for bit.
+
+MuJoCo does not hold an equality rigid: its constraints are soft, each row regularised by its
+impedance R = `efc_R` ((1 - d) / d times MuJoCo's diagonal estimate, d from `solimp`; `solref`
+sets the reference acceleration, which a force does not change). With only equality rows active,
+MuJoCo's acceleration under an added force J^T F is (M + G^T R^-1 G)^-1 J^T F, so the body answers
+through the soft mobility (`equality="soft"`)
+
+    W_s = W - J M^-1 G^T (G M^-1 G^T + R)^-1 G M^-1 J^T,
+
+MuJoCo's own one-step answer to round-off (laws/coupling/test_equality.py). It is taken in the same
+half-solved form, with a Cholesky factor of H_G H_G^T + R (positive definite: MuJoCo floors R at
+mjMINVAL). W_s lies between W_c and W and tends to W_c as d tends to 1.
 """
 
 from __future__ import annotations
@@ -37,7 +49,7 @@ from collections.abc import Sequence
 import mujoco
 import numpy as np
 
-from ._inputs import boolean, matching_data, moving_body
+from ._inputs import equality_mode, matching_data, moving_body
 
 
 def forward_position(model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -121,10 +133,11 @@ def _mobility_of(model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray) ->
 RANK_TOLERANCE = 1e-9  # of the largest singular value of H_G: round-off leaves a redundant row at ~1e-16
 
 
-def _equality_rows(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
-    """G (k x nv): MuJoCo's Jacobian rows of the active equality constraints at the stages in `data`."""
+def equality_rows(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
+    """(G, R): MuJoCo's Jacobian rows (k x nv) of the active equality constraints at the stages in
+    `data`, and their impedance `efc_R` (k), from `mj_makeConstraint` on a copy of `data`."""
     if model.neq == 0:
-        return np.zeros((0, model.nv))
+        return np.zeros((0, model.nv)), np.zeros(0)
     scratch = copy.copy(data)  # mj_makeConstraint rewrites the efc arrays; the caller's data keeps its own
     mujoco.mj_makeConstraint(model, scratch)
     nefc, nv = scratch.nefc, model.nv
@@ -135,7 +148,8 @@ def _equality_rows(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
         )
     else:
         dense = scratch.efc_J[: nefc * nv].reshape(nefc, nv)
-    return dense[scratch.efc_type[:nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY].copy()
+    rows = scratch.efc_type[:nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+    return dense[rows].copy(), scratch.efc_R[:nefc][rows].copy()
 
 
 def _row_space(rows: np.ndarray) -> np.ndarray:
@@ -146,15 +160,19 @@ def _row_space(rows: np.ndarray) -> np.ndarray:
     return basis[singular > RANK_TOLERANCE * singular[0]] if singular[0] > 0 else basis[:0]
 
 
-def _constrained_mobility_of(
-    model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray, G: np.ndarray
+def _held_mobility_of(
+    model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray, G: np.ndarray, R: np.ndarray | None
 ) -> np.ndarray:
-    """W_c of each body in `ids` with the rows G held rigid: mj_solveM2 over G, then over bodies in chunks."""
+    """W_c (R None: the rows G held rigid) or W_s (G held through the impedance R) of each body in `ids`:
+    mj_solveM2 over G, then over the bodies' Jacobian rows in chunks."""
     n, nv = ids.size, model.nv
     sqrt_inv_d = np.sqrt(data.qLDiagInv)
     half_g = np.empty_like(G)
     mujoco.mj_solveM2(model, data, half_g, np.ascontiguousarray(G), sqrt_inv_d)
-    basis = _row_space(half_g)
+    if R is None:
+        basis = _row_space(half_g)
+    else:
+        factor = np.linalg.cholesky(half_g @ half_g.T + np.diag(R))
     result = np.empty((n, 6, 6))
     per_chunk = max(1, _CHUNK_BYTES // (6 * nv * 8))
     for first in range(0, n, per_chunk):
@@ -164,23 +182,27 @@ def _constrained_mobility_of(
             mujoco.mj_jacBodyCom(model, data, rows[i, :3], rows[i, 3:], body)
         half = np.empty_like(rows)
         mujoco.mj_solveM2(model, data, half.reshape(-1, nv), rows.reshape(-1, nv), sqrt_inv_d)
-        free_part = half - (half @ basis.T) @ basis  # the motion the equalities leave
-        result[first : first + len(chunk)] = free_part @ free_part.transpose(0, 2, 1)
+        if R is None:
+            free_part = half - (half @ basis.T) @ basis  # the motion the equalities leave
+            result[first : first + len(chunk)] = free_part @ free_part.transpose(0, 2, 1)
+        else:  # X X^T - (X H_G^T) (H_G H_G^T + R)^-1 (H_G X^T), through the Cholesky factor
+            held = np.linalg.solve(factor, (half @ half_g.T).transpose(0, 2, 1))
+            result[first : first + len(chunk)] = half @ half.transpose(0, 2, 1) - held.transpose(0, 2, 1) @ held
     return 0.5 * (result + result.transpose(0, 2, 1))
 
 
-def _mobility(model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray, equality: bool) -> np.ndarray:
-    """The free W of `ids`, or W_c when `equality` and the model has an active equality row."""
+def _mobility(model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray, equality: bool | str) -> np.ndarray:
+    """The free W of `ids`, or W_c (True) / W_s ("soft") when the model has an active equality row."""
     if equality and ids.size:
         _require_factorised(model, data)
-        G = _equality_rows(model, data)
+        G, R = equality_rows(model, data)
         if G.shape[0] and np.any(G):
-            return _constrained_mobility_of(model, data, ids, G)
+            return _held_mobility_of(model, data, ids, G, R if equality == "soft" else None)
     return _mobility_of(model, data, ids)
 
 
 def mobility_many(
-    model: mujoco.MjModel, data: mujoco.MjData, bodies: Sequence[int | str], *, equality: bool = False
+    model: mujoco.MjModel, data: mujoco.MjData, bodies: Sequence[int | str], *, equality: bool | str = False
 ) -> np.ndarray:
     """W = J M^-1 J^T (6 x 6, linear rows first) of each body in `bodies`, at the state in `data`.
 
@@ -188,33 +210,36 @@ def mobility_many(
     bodies of different kinematic trees packed into the same rows (M is block diagonal over trees),
     then X X^T over each body's own tree dofs only. `bodies` holds ids or names; an empty one gives
     shape (0, 6, 6). Returns (n, 6, 6). `equality=True`: W_c, the active equality constraints held
-    rigid (the bodies' rows solved in chunks, not packed by tree: equalities may tie trees together).
+    rigid (the bodies' rows solved in chunks, not packed by tree: equalities may tie trees together);
+    `equality="soft"`: W_s, held through MuJoCo's impedance (module docstring).
     """
     data = matching_data(model, data)
-    equality = boolean("equality", equality)
+    equality = equality_mode(equality)
     if isinstance(bodies, (str, bytes, int, np.integer)) or not hasattr(bodies, "__iter__"):
         raise ValueError(f"bodies must be a sequence of body ids or names, got {bodies!r}")
     ids = np.array([moving_body(model, body, f"bodies[{i}]") for i, body in enumerate(bodies)], dtype=int)
     return _mobility(model, data, ids, equality)
 
 
-def mobility(model: mujoco.MjModel, data: mujoco.MjData, body: int | str, *, equality: bool = False) -> np.ndarray:
+def mobility(model: mujoco.MjModel, data: mujoco.MjData, body: int | str, *, equality: bool | str = False) -> np.ndarray:
     """W = J M^-1 J^T (6 x 6, linear rows first, world frame) of `body` at the state in `data`.
 
-    `equality=True`: W_c, with the model's active equality constraints held rigid (module docstring).
+    `equality=True`: W_c, with the model's active equality constraints held rigid; `equality="soft"`:
+    W_s, held as MuJoCo holds them, through their impedance `efc_R` (module docstring).
     """
     data = matching_data(model, data)
-    equality = boolean("equality", equality)
+    equality = equality_mode(equality)
     return _mobility(model, data, np.array([moving_body(model, body)]), equality)[0]
 
 
-def mobility0(model: mujoco.MjModel, body: int | str, *, equality: bool = False) -> np.ndarray:
+def mobility0(model: mujoco.MjModel, body: int | str, *, equality: bool | str = False) -> np.ndarray:
     """W of `body` at `model.qpos0`, computed on a fresh MjData (the pose `body_invweight0` uses).
 
-    `equality=True`: W_c there, with the equalities active at the start (`eq_active0`) held rigid.
+    `equality=True`: W_c there, with the equalities active at the start (`eq_active0`) held rigid;
+    `equality="soft"`: W_s there.
     """
     moving_body(model, body)
-    equality = boolean("equality", equality)
+    equality = equality_mode(equality)
     data = mujoco.MjData(model)
     forward_position(model, data)
     return mobility(model, data, body, equality=equality)

@@ -176,13 +176,14 @@ class Bounds:
         return _builtin_abs(bound) if bound != 0 else (self.abs or 1.0)
 
     def scale(self) -> float:
-        """The size of the figure this check speaks of: the tolerance of `near`, else the largest
-        bound's scale (a bound of 0 counts as `abs`, else 1). The gate's absolute drift floor is
-        a small share of this (ini physlaw_drift_floor, 1e-3): a value that far below what the law
-        states is zero to the law, and its moves are round-off."""
+        """The size of the smallest figure this check speaks of (its tight side): the tolerance of
+        `near`, else its smallest bound's scale (a bound of 0 counts as `abs`, else 1). The gate's
+        zero (`drift_abs`) is a small share of it (ini physlaw_drift_floor, 1e-3): a value that far
+        below the finest figure the law states is round-off to the law. Not the largest bound: a
+        loose sanity bound (`le=1e6`) says nothing about how small a value is."""
         if self.near is not None:
             return self.tol
-        return max(self._scale(b) for b in (self.le, self.lt, self.ge, self.gt) if b is not None)
+        return min(self._scale(b) for b in (self.le, self.lt, self.ge, self.gt) if b is not None)
 
     def margin(self, v: float) -> float:
         """Normalised headroom, >= 0 when passing; -inf for a non-finite value."""
@@ -230,7 +231,7 @@ class LawChecks:
 
     `rel`/`abs` are the defaults of a `near` check that gives neither (law marker, then ini);
     `drift` is the default relative drift of a check that gives none (ini physlaw_drift), and
-    `drift_floor` the share of the check's scale its absolute drift floor defaults to.
+    `drift_floor` the share of the check's tight scale its zero (`drift_abs`) defaults to.
     `example` is the Hypothesis example running now (set by the plugin), kept with a worst record.
     """
 
@@ -275,7 +276,7 @@ class LawChecks:
         return passed
 
     def _drift(self, quantity: str, drift: Any, drift_abs: Any, bounds: Bounds) -> tuple[float | None, float]:
-        """The relative drift and its absolute floor (default: drift_floor times the check's scale)."""
+        """The relative drift and the check's zero (default: drift_floor times the check's tight scale)."""
         __tracebackhide__ = True
         if drift is UNSET:
             drift = self.default_drift

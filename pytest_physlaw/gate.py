@@ -5,12 +5,14 @@ A regression fails the session; a note is information. The rules:
 - a law is found in the baseline by its nodeid, else by its identity (explicit law id and case), so a
   renamed or moved law keeps its history (a note says it moved);
 - a check that passed in the baseline and fails now;
-- a check whose value moved by more than its drift: |new - old| > max(drift * |old|, drift_abs), in
-  either direction (`drift=None` exempts a noisy figure such as a timing ratio). `drift` defaults to
-  ini physlaw_drift (1 %), `drift_abs` to a thousandth (ini physlaw_drift_floor) of the check's scale
-  (its `near` tolerance, else its largest bound; a bound of 0 counts as its `abs`, else 1): a value a
-  thousand times below what the law states is zero to the law, so a residual of 1e-15 under
-  `le=1e-9` does not flag on round-off. A value that turned non-finite, or finite again, moved;
+- a check whose value moved by more than its drift: |new - old| > drift * |old|, in either direction
+  (`drift=None` exempts a noisy figure such as a timing ratio), unless both values lie within the
+  check's zero `drift_abs` (|old|, |new| <= drift_abs): two round-off residuals are equal to the law.
+  `drift` defaults to ini physlaw_drift (1 %), `drift_abs` to a thousandth (ini physlaw_drift_floor)
+  of the check's tight scale (its `near` tolerance, else its smallest bound; a bound of 0 counts as
+  its `abs`, else 1). So a value above that zero is held to its relative drift whatever its bounds
+  (2.0 -> 2.1 under `ge=0, le=1e6` flags), while 1e-15 -> 3e-15 under `le=1e-9` (zero 1e-12) does
+  not flag on round-off. A value that turned non-finite, or finite again, moved;
 - a baseline law under the paths this run collects from that is no longer collected (deselected laws
   excepted; a module skipped at collection, a run that leaves files out with --lf or --ignore, and a
   run with collection errors only note it), or that ran without a quantity it had (a Hypothesis law
@@ -216,15 +218,19 @@ def _compare_check(nodeid: str, old: CheckRecord, new: CheckRecord, result: Gate
 def value_move(old: CheckRecord, new: CheckRecord) -> tuple[float, float]:
     """(how far the value moved, how far it may move) under the new check's drift.
 
-    Two non-finite values of one kind (NaN and NaN, inf and inf) did not move; a value that turned
-    non-finite or finite again, or from inf to -inf, moved without limit.
+    A value may move by `drift` times its baseline value; two values both within the check's zero
+    (`drift_abs`) are round-off to the law and may move anywhere inside it (allowed: inf). The zero
+    is not a floor added to every tolerance: a floor of 1e-3 under a value of 0.047 would make a
+    stated 1 % an effective 2.1 %. Two non-finite values of one kind (NaN and NaN, inf and inf) did not
+    move; a value that turned non-finite or finite again, or from inf to -inf, moved without limit.
     """
     a, b = old.value, new.value
-    allowed = max((new.drift or 0.0) * abs(a), new.drift_abs) if math.isfinite(a) else 0.0
     if not (math.isfinite(a) and math.isfinite(b)):
         same = (math.isnan(a) and math.isnan(b)) or a == b
-        return (0.0 if same else math.inf), allowed
-    return abs(b - a), allowed
+        return (0.0 if same else math.inf), 0.0
+    if abs(a) <= new.drift_abs and abs(b) <= new.drift_abs:
+        return abs(b - a), math.inf
+    return abs(b - a), (new.drift or 0.0) * abs(a)
 
 
 def change_text(a: float, b: float) -> str:

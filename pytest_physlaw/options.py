@@ -19,6 +19,7 @@ DEFAULT_REPORT = ".physlaw/report.json"
 DEFAULT_GAP_DIR = "docs/known_gaps"
 DEFAULT_VERSIONS = ["numpy", "mujoco", "warp-lang", "pytest", "hypothesis"]
 DEFAULT_MODEL_SECONDS = 1.0
+DEFAULT_MODEL_STEPS = 1000  # a 1e-4 s model runs 0.1 s by default, not 10,000 steps a run
 
 
 def register(parser: pytest.Parser) -> None:
@@ -61,12 +62,23 @@ def register(parser: pytest.Parser) -> None:
                   type="linelist", default=[])
     parser.addini("physlaw_model_seconds", "simulated seconds the model law pack settles each model "
                   f"(default {DEFAULT_MODEL_SECONDS})", default=str(DEFAULT_MODEL_SECONDS))
+    parser.addini("physlaw_model_steps", "at most this many timesteps a model law pack run takes: the horizon is "
+                  "the shorter of physlaw_model_seconds and this many of the model's own timesteps "
+                  f"(default {DEFAULT_MODEL_STEPS})", default=str(DEFAULT_MODEL_STEPS))
+    parser.addini("physlaw_model_keyframe", "keyframe the model law pack starts each model from: a name, an index, "
+                  "or 'qpos0' (default: keyframe 0 when the model has one, else qpos0)", default="")
+    parser.addini("physlaw_model_controls", "controls of the model law pack's exercised run: 'seeded' (uniform "
+                  "inside ctrlrange, redrawn every 50 ms, seeded) or 'none' (default seeded)", default="seeded")
+    parser.addini("physlaw_model_accept", "findings of the model law pack accepted for a model, one a line: "
+                  "'MODEL_PATH LAW_ID: reason' (the law runs and is gated, as a non-strict xfail)",
+                  type="linelist", default=[])
     parser.addini("physlaw_rel", "default relative tolerance of a near= check (none if unset)", default="")
     parser.addini("physlaw_abs", "default absolute tolerance of a near= check (none if unset)", default="")
     parser.addini("physlaw_drift", "default relative drift of a checked value the baseline gate allows "
                   f"(default {DEFAULT_DRIFT})", default=str(DEFAULT_DRIFT))
-    parser.addini("physlaw_drift_floor", "absolute drift floor of a check, as a share of its scale (its near "
-                  f"tolerance or its largest bound; default {DEFAULT_DRIFT_FLOOR})", default=str(DEFAULT_DRIFT_FLOOR))
+    parser.addini("physlaw_drift_floor", "a check's zero (drift_abs: two values within it are round-off to the gate), "
+                  f"as a share of its tight scale (its near tolerance or its smallest bound; default {DEFAULT_DRIFT_FLOOR})",
+                  default=str(DEFAULT_DRIFT_FLOOR))
     parser.addini("physlaw_hypothesis_profile", "Hypothesis profile loaded for the run unless "
                   "--hypothesis-profile names one (e.g. physlaw-ci: derandomized, so laws see the same "
                   "examples every run)", default="")

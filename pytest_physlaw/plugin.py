@@ -11,6 +11,7 @@ and the exit status) is `run.LawRun`'s: those hooks here delegate to it in one l
 from __future__ import annotations
 
 from collections.abc import Generator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -207,7 +208,8 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     if inner is not None:
         handle.inner_test = examples.recording(inner, item, checks)
     try:
-        result = yield
+        with examples.same_draws(item) if inner is not None else nullcontext():
+            result = yield
     finally:
         if inner is not None:
             handle.inner_test = inner

@@ -16,7 +16,7 @@ from typing import Any
 
 SCHEMA_VERSION = 2
 DEFAULT_DRIFT = 0.01  # relative value drift the gate allows by default (ini physlaw_drift)
-DEFAULT_DRIFT_FLOOR = 1e-3  # the absolute floor's share of a check's scale (ini physlaw_drift_floor)
+DEFAULT_DRIFT_FLOOR = 1e-3  # a check's zero as a share of its tight scale (ini physlaw_drift_floor)
 
 
 def encode_float(x: float | None) -> float | str | None:
@@ -39,7 +39,7 @@ class CheckRecord:
     `margin` is the normalised headroom (>= 0 when passing); `count` is how many times the
     quantity was checked (a loop, a Hypothesis example) and `size` how many values that was in all
     (array elements summed). `drift` is the relative move of the value the gate allows against the
-    baseline (None: exempt) and `drift_abs` its absolute floor. `example` is the Hypothesis example
+    baseline (None: exempt) and `drift_abs` its zero: two values within it of 0 are round-off to the gate. `example` is the Hypothesis example
     the worst value came from; `where` the file:line of the worst `law.check` call (not saved: line
     numbers move with every edit, and a baseline should not).
     """
@@ -73,10 +73,10 @@ class CheckRecord:
         return text
 
     def drift_text(self) -> str:
-        """The gate's tolerance on this value: "±1% (floor 0.0001)", or "exempt"."""
+        """The gate's tolerance on this value: "±0.01 rel, zero within 1e-12", or "exempt"."""
         if self.drift is None:
             return "exempt"
-        return f"±{self.drift:.3g} rel" + (f", {self.drift_abs:.3g} abs" if self.drift_abs else "")
+        return f"±{self.drift:.3g} rel" + (f", zero within {self.drift_abs:.3g}" if self.drift_abs else "")
 
     def to_json(self) -> dict[str, Any]:
         out = {

@@ -15,17 +15,20 @@ from pytest_physlaw.gate import GateResult
 from pytest_physlaw.rows import FOLD_AFTER, HEADER, Row, check_rows, counts, fold, gap_rows, plural
 from pytest_physlaw.session import LawSession
 
-LAW_WIDTH = 48
+LAW_WIDTH = 48  # a test name's room when the terminal's width is not known
+NAME_MIN = 32  # the least room a name gets in a row: below it the law table stacks
+BASE_MIN = 16  # what a shortened name keeps of its function name, the case id having the rest
 
 
 def shorten(name: str, width: int = LAW_WIDTH) -> str:
     """A test name ("test_x[case]") that fits `width`: the middle of the function name elided, its
-    start and end kept, and the parameter id kept whole where it fits (it tells the cases apart)."""
+    start and end kept, and the parameter id kept whole where the function name keeps BASE_MIN
+    characters beside it (the id tells the cases apart; the function name is what they share)."""
     if len(name) <= width:
         return name
     base, bracket, case = name.partition("[")
     case = bracket + case
-    room = max(width // 2, width - len(base))
+    room = max(width // 2, width - len(base), min(len(case), width - BASE_MIN))
     if len(case) > room:
         case = _elide(case, room)
     return _elide(base, width - len(case)) + case
@@ -39,30 +42,72 @@ def _elide(text: str, width: int) -> str:
     return text[:head] + "..." + text[len(text) - (keep - head):]
 
 
+def in_file(name: str, path: str) -> str:
+    """A test name as its file's heading leaves it: a case id that repeats the file's path (the
+    model pack's "scene.xml:torso") shows "..." for it, so what tells the cases apart stays."""
+    base, bracket, case = name.partition("[")
+    if bracket and len(path) > 3 and case.startswith(path):
+        return f"{base}[...{case[len(path):]}"
+    return name
+
+
 def law_lines(rows: list[Row], width: int = 0) -> list[str]:
     """The rows as aligned text under one line per law file; a law's name is shown on its first row.
 
-    Test names are shortened to what a `width`-wide terminal leaves them, never below LAW_WIDTH.
+    On a terminal `width` wide the table fits it: a test name gets the room the other columns leave,
+    shortened (the repeated file path, then the middle of the function name, then of the case); when
+    that leaves a name less than NAME_MIN, each law's name and id get a line of their own above its
+    checks. Without a width, names are shortened to LAW_WIDTH.
     """
+    lines = _one_line_per_check(rows, width)
+    if width and max(map(len, lines)) > width:
+        return _stacked(rows, width)
+    return lines
+
+
+def _one_line_per_check(rows: list[Row], width: int) -> list[str]:
     others = [max(len(c) for c in col) for col in zip(HEADER[1:], *(r.cells()[1:] for r in rows))]
-    name_width = max(LAW_WIDTH, width - sum(others) - 2 * len(others) - 2)
+    left = width - sum(others) - 2 * len(others) - 2
+    name_width = max(NAME_MIN, left) if width else LAW_WIDTH
     cells: list[tuple[str, ...]] = [HEADER]
-    files: dict[int, str] = {}
+    headings: dict[int, list[str]] = {}
     last = None
     for row in rows:
         path, _, name = row.law.partition("::")
         if path != (last or "").partition("::")[0]:
-            files[len(cells)] = path
+            headings[len(cells)] = [path]
         first = row.law != last
-        cells.append(("  " + shorten(name, name_width) if first else "", row.law_id if first else "",
+        cells.append(("  " + shorten(in_file(name, path), name_width) if first else "", row.law_id if first else "",
                       *row.cells()[2:]))
         last = row.law
-    lines = []
-    for i, line in enumerate(align(cells)):
-        if i in files:
-            lines.append(files[i])
-        lines.append(line)
-    return lines
+    return _under_headings(align(cells), headings)
+
+
+def _stacked(rows: list[Row], width: int) -> list[str]:
+    """A narrow terminal's table: a line per law (name and id), its checks indented below it."""
+    cells: list[tuple[str, ...]] = [("    " + HEADER[2], *HEADER[3:])]
+    headings: dict[int, list[str]] = {}
+    last = None
+    for row in rows:
+        path, _, name = row.law.partition("::")
+        if path != (last or "").partition("::")[0]:
+            headings[len(cells)] = [path]
+        if row.law != last:
+            tail = f"  {row.law_id}" if row.law_id else ""
+            title = "  " + shorten(in_file(name, path), max(width - 2 - len(tail), NAME_MIN)) + tail
+            headings.setdefault(len(cells), []).append(title)
+        cells.append(("    " + row.quantity, *row.cells()[3:]))
+        last = row.law
+    return [HEADER[0] + "  " + HEADER[1]] + _under_headings(align(cells), headings)
+
+
+def _under_headings(lines: list[str], headings: dict[int, list[str]]) -> list[str]:
+    """The lines with each heading (a file, a law) before the line whose index it is keyed by."""
+    out = []
+    for i, line in enumerate(lines):
+        out.extend(headings.get(i, ()))
+        out.append(line)
+    return out
 
 
 def align(rows: list[tuple[str, ...]]) -> list[str]:

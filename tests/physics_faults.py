@@ -7,7 +7,9 @@ baseline gate sees a changed physics (and which law sees it first).
 Faults, one factor each: gravity (opt.gravity), timestep (opt.timestep), friction (every friction
 coefficient of geoms and contact pairs), mass (every body's mass and inertia; MuJoCo's derived
 constants recomputed with mj_setConst), solref (the time constant of every contact solref: geoms,
-pairs and opt.o_solref). Every MjModel that `MjModel.from_xml_string`, `from_xml_path` or
+pairs and opt.o_solref), damping (every dof's damping), armature (every dof's armature; constants
+recomputed), gains (every actuator's gain, and the matching position feedback -kp of an affine bias).
+Every MjModel that `MjModel.from_xml_string`, `from_xml_path` or
 `MjSpec.compile` returns is changed. Give a fresh cache_dir: settled states are cached by their XML,
 which a fault does not change.
 """
@@ -38,12 +40,23 @@ def faults() -> dict[str, Callable[[Any, float], None]]:
         if model.opt.o_solref[0] > 0:
             model.opt.o_solref[0] *= by
 
+    def armature(model: Any, by: float) -> None:
+        model.dof_armature[:] *= by
+        mujoco.mj_setConst(model, mujoco.MjData(model))
+
+    def gains(model: Any, by: float) -> None:
+        model.actuator_gainprm[:, 0] *= by
+        model.actuator_biasprm[:, 1] *= by  # a position servo's -kp: its gain and feedback move together
+
     return {
         "gravity": lambda m, by: m.opt.gravity.__imul__(by),
         "timestep": lambda m, by: setattr(m.opt, "timestep", m.opt.timestep * by),
         "friction": lambda m, by: (m.geom_friction.__imul__(by), m.pair_friction.__imul__(by)),
         "mass": mass,
         "solref": solref,
+        "damping": lambda m, by: m.dof_damping.__imul__(by),
+        "armature": armature,
+        "gains": gains,
     }
 
 

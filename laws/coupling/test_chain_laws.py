@@ -21,16 +21,21 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import coupling
 from fixtures.coupling.answer import BodyScene
-from fixtures.coupling.scenes import Chain, chain_model, chains, forces, free_bodies, pose_chain
+from fixtures.coupling.scenes import Chain, Link, chain_model, chains, forces, free_bodies, pose_chain
 
 SOURCE = "Known gap: a MuJoCo body's coupling proxy carries an isotropic mass (docs/known_gaps/proxy-isotropic-mass.md), Planned fix; coupling/ API"
 EXAMPLES = 60  # per law; the physlaw-ci profile derandomises them (about 0.4 s per law on 2 cores)
 LOCKED_FLOOR = 1e-6  # 1/kg: lambda_max of a link whose COM cannot translate (a ball or hinge through it) is 0
+# A ball joint through the centre of mass: the tip's COM cannot translate. The draws reach such a chain
+# only by chance, so it is an explicit example of the law that has a branch for it.
+LOCKED_BALL = Chain(links=(Link(kind="ball", mass=1.0, box=(0.1, 0.05, 0.02), inertia_quat=(1.0, 0.0, 0.0, 0.0),
+                                com=(0.0, 0.0, 0.0), anchor=(0.0, 0.0, 0.0), axis=(0.0, 0.0, 1.0),
+                                offset=(0.0, 0.0, 0.0), q=(1.0, 0.0, 0.0, 0.0)),))
 
 
 def _bits_differ(a: object, b: object) -> int:
@@ -69,6 +74,7 @@ def test_current_pose_tensor_answers_like_the_body(law, chain: Chain, force: np.
 @pytest.mark.law("fit-between-axis-mass-and-three-times", source=SOURCE)
 @settings(max_examples=EXAMPLES)
 @given(chain=chains())
+@example(chain=LOCKED_BALL)
 def test_isotropic_fit_lies_between_axis_mass_and_three_times_it(law, chain: Chain) -> None:
     """The scalar proxy's mass is at least the tip's axis mass and at most three times it."""
     model = chain_model(chain)

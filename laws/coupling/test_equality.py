@@ -10,7 +10,8 @@ linkage gripper (`connect` equalities and a driver joint equality) and the Panda
 (one joint equality), `fixtures/coupling/scenes.py`. The Panda-like finger's held mass is the two
 fingers' together, exactly.
 Known gap (strict xfails): the default proxy, and the tensor proxy built without `equality`, treat
-the linkage as free: docs/known_gaps/proxy-ignores-equality.md.
+the linkage as free: docs/known_gaps/proxy-ignores-equality.md. At any stiffness, MuJoCo's own answer
+is the soft mobility W_s (`equality="soft"`): laws/coupling/test_soft_equality.py.
 
 The softness bound. At rest, with only equality rows, MuJoCo's constraint force answers a push
 through (A + R)^-1, A = G M^-1 G^T and R = `efc_R`, where the rigid linkage answers through A^+.

@@ -4,6 +4,10 @@ Registered by the plugin's `pytest_configure` only when a model is given, so tha
 imports no MuJoCo. Each model file becomes a collector of its own (its nodeid is the file's path
 relative to the rootdir), holding the laws of `pytest_physlaw.pack.laws`; every case id starts with
 that path, so that two models never share a law identity.
+
+A finding the user accepted for a model and law (ini `physlaw_model_accept`, `settings.py`) marks
+that law's tests on that model as a non-strict xfail that only a law violation satisfies: it still
+runs, is reported with the user's reason and is gated like any law.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from typing import Any
 import mujoco
 import pytest
 
-from pytest_physlaw.pack import measure
+from pytest_physlaw.check import LawViolation
+from pytest_physlaw.pack import measure, runs, settings
 
 MAX_BODIES = 30  # bodies checked per model, in body order; the rest are one skipped case that says so
 
@@ -27,6 +32,7 @@ class ModelFile(pytest.Module):
 
     model: mujoco.MjModel
     rel: str
+    settings: settings.PackSettings
     bodies: list[tuple[int, str]]  # (id, name) of the bodies checked
     skipped_bodies: int
 
@@ -42,8 +48,23 @@ class ModelFile(pytest.Module):
         if not movable:
             raise self.CollectError(f"{self.rel}: the model has no movable body (no body with a degree of "
                                     "freedom): the pack's laws have nothing to measure")
+        try:
+            runs.keyframe_id(self.model, self.settings.keyframe)
+        except ValueError as exc:
+            raise self.CollectError(f"{self.rel}: {exc}") from None
         self.bodies, self.skipped_bodies = movable[:MAX_BODIES], max(0, len(movable) - MAX_BODIES)
-        return super().collect()
+        items = list(super().collect())
+        for item in items:
+            self._accept(item)
+        return items
+
+    def _accept(self, item: Any) -> None:
+        marker = item.get_closest_marker("law") if isinstance(item, pytest.Item) else None
+        law_id = marker.args[0] if marker and marker.args else None
+        accepted = self.settings.accepted_for(self.rel, law_id) if law_id else None
+        if accepted is not None:
+            item.add_marker(pytest.mark.xfail(reason=f"accepted finding (ini physlaw_model_accept): {accepted.reason}",
+                                              raises=LawViolation, strict=False))
 
 
 class ModelPack:
@@ -51,6 +72,12 @@ class ModelPack:
 
     def __init__(self, config: pytest.Config, models: list[Path]) -> None:
         self.models = {p.resolve(): p for p in models}
+        self.settings = settings.read(config)
+        known = law_ids()
+        for accepted in self.settings.accepted:
+            if accepted.law not in known:
+                raise pytest.UsageError(f"ini physlaw_model_accept: {accepted.model} {accepted.law}: the pack has no "
+                                        f"law {accepted.law!r} (its laws: {', '.join(sorted(known))})")
         here = Path(config.invocation_params.dir)
         given = {(here / str(a).partition("::")[0]).resolve() for a in config.args}
         config.args.extend(str(p) for p in self.models if p not in given)  # xdist workers get them already
@@ -63,4 +90,12 @@ class ModelPack:
         # assets) would import its __init__ for package setup, which a model file has no use for.
         node = ModelFile.from_parent(parent.session, path=file_path, nodeid=rel)
         node.rel = rel
+        node.settings = self.settings
         return node
+
+
+def law_ids() -> set[str]:
+    """The law ids of the pack's tests."""
+    module = importlib.import_module("pytest_physlaw.pack.laws")
+    marks = (getattr(getattr(module, name), "pytestmark", []) for name in dir(module) if name.startswith("test_"))
+    return {m.args[0] for ms in marks for m in ms if m.name == "law" and m.args}

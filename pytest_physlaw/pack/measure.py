@@ -1,14 +1,14 @@
-"""What the model law pack measures on a user's MJCF model, with MuJoCo's own functions only.
+"""What the model law pack measures of a model's solver and bodies, with MuJoCo's own functions only
+(the runs themselves are `pytest_physlaw.pack.runs`).
 
-- `run(model, seconds)`: the scene settled as the model says (its own timestep, integrator and
-  solver options) from keyframe 0, or qpos0 when it has none; each step's solver iterations warm
-  (the step itself) and cold (`mj_forward` again on the same state, warmstart disabled).
 - `agreement(model, state)`: converged cold solves of PGS, CG and Newton on one state, the lesson's
   measure: |qacc_solver - qacc_ref| / |qacc_smooth - qacc_ref|, the share of the constraint
   correction on which a solver differs from a Newton solve at tolerance 1e-14.
 - `answer(...)`: a body's own answer to 1 N at its centre of mass, along an axis: the change of
   its centre-of-mass acceleration, J (qacc(f) - qacc(0)), at zero velocity, with contacts, joint
-  limits, friction loss and gravity off (and equalities off unless the body is held by them).
+  limits, friction loss and gravity off (and equalities off unless the body is held by them: then
+  Newton solves them to 1e-14, so that the answer is MuJoCo's converged one, not a solver residue),
+  and what the proxies built from the soft mobility W_s (`equality="soft"`) answer there.
 """
 
 from __future__ import annotations
@@ -20,63 +20,13 @@ import mujoco
 import numpy as np
 
 from pytest_physlaw import kit
+from pytest_physlaw.pack.runs import Run, settled
 
 DSBL = mujoco.mjtDisableBit
 SOLVERS = kit.scenes("solver.options").SOLVER_CODES  # the scene kit's solver names -> mjtSolver codes
 FREE_FLAGS = DSBL.mjDSBL_CONTACT | DSBL.mjDSBL_LIMIT | DSBL.mjDSBL_FRICTIONLOSS | DSBL.mjDSBL_GRAVITY
 REFERENCE = (200, 1e-14)  # Newton's converged reference, as fixtures/solver/convergence.py takes it
 CONVERGED = dict(zip(SOLVERS, ((2000, 1e-12), (500, 1e-12), (100, 1e-12))))  # PGS, CG, Newton: (iterations, tolerance)
-
-
-@dataclass(frozen=True)
-class Run:
-    """A settled run: per step the warm and cold iterations and whether an island hit the cap."""
-
-    steps: int
-    warm: np.ndarray
-    cold: np.ndarray
-    capped: np.ndarray
-    qpos: np.ndarray
-    qvel: np.ndarray
-    act: np.ndarray
-    nefc: int
-    xpos: np.ndarray  # body positions of each step, steps x nbody x 3
-
-
-def start(model: mujoco.MjModel) -> mujoco.MjData:
-    """A new MjData at keyframe 0 (when the model has one) or at qpos0, forwarded."""
-    data = mujoco.MjData(model)
-    if model.nkey:
-        mujoco.mj_resetDataKeyframe(model, data, 0)
-    mujoco.mj_forward(model, data)
-    return data
-
-
-def _islands_capped(model: mujoco.MjModel, data: mujoco.MjData) -> bool:
-    niter = data.solver_niter[: max(int(data.nisland), 1)]
-    return bool(np.any(niter >= model.opt.iterations))
-
-
-def run(model: mujoco.MjModel, seconds: float, *, cold: bool = True) -> Run:
-    """Step from `start` while time < `seconds`; cold iterations re-solve each step's state (optional)."""
-    step_iterations = kit.scenes("settled").step_iterations
-    data = start(model)
-    cold_model = copy.copy(model)
-    cold_model.opt.disableflags |= DSBL.mjDSBL_WARMSTART
-    warm, cold_n, capped, xpos = [], [], [], []
-    end = data.time + seconds
-    while data.time < end:
-        if cold:
-            scratch = copy.copy(data)
-            mujoco.mj_forward(cold_model, scratch)
-            cold_n.append(step_iterations(scratch))
-        mujoco.mj_step(model, data)
-        warm.append(step_iterations(data))
-        capped.append(_islands_capped(model, data))
-        xpos.append(data.xpos.copy())
-    steps = len(warm)
-    return Run(steps, np.array(warm), np.array(cold_n), np.array(capped, dtype=bool), data.qpos.copy(),
-               data.qvel.copy(), data.act.copy(), int(data.nefc), np.array(xpos).reshape(steps, model.nbody, 3))
 
 
 def _solve(model: mujoco.MjModel, state: Run, solver: str, iterations: int, tolerance: float) -> mujoco.MjData:
@@ -102,13 +52,13 @@ def agreement(model: mujoco.MjModel, state: Run) -> tuple[float, dict[str, float
     return scale, shares, converged
 
 
-def newton_run(model: mujoco.MjModel, seconds: float, own: Run) -> Run:
+def newton_run(model: mujoco.MjModel, steps: int, keyframe: str, own: Run) -> Run:
     """The run with Newton: the model's own run when it solves with Newton, else a new one."""
     if model.opt.solver == SOLVERS["Newton"]:
         return own
     m = copy.copy(model)
     m.opt.solver = SOLVERS["Newton"]
-    return run(m, seconds, cold=False)
+    return settled(m, steps, keyframe, cold=False)
 
 
 # -- a body's answer ---------------------------------------------------------------------------------
@@ -117,7 +67,7 @@ def newton_run(model: mujoco.MjModel, seconds: float, own: Run) -> Run:
 class BodyAnswers:
     """At one pose: the body's answer along its mobile axis and what each proxy answers there (1/kg)."""
 
-    held: bool  # whether equality constraints hold the body (W_c differs from W)
+    held: bool  # whether equality constraints hold the body (W_c differs from W): W_s answers then
     axis: np.ndarray
     body: float
     tensor: float
@@ -125,20 +75,40 @@ class BodyAnswers:
 
 
 def measuring_model(model: mujoco.MjModel, held: bool) -> mujoco.MjModel:
-    """A copy of `model` for answers: contacts, limits, friction loss, gravity (and equalities) off."""
+    """A copy of `model` for answers: contacts, limits, friction loss, gravity (and equalities) off; a held
+    body's equalities solved by Newton to REFERENCE's tolerance (the converged answer, not a residue)."""
     m = copy.copy(model)
     m.opt.disableflags |= FREE_FLAGS | (0 if held else DSBL.mjDSBL_EQUALITY)
+    if held:
+        m.opt.solver, (m.opt.iterations, m.opt.tolerance) = SOLVERS["Newton"], REFERENCE
     return m
 
 
-def is_held(model: mujoco.MjModel, body: int) -> bool:
-    """Whether active equality constraints change the body's mobility at qpos0 (beyond round-off)."""
-    if not model.neq:
-        return False
+@dataclass(frozen=True)
+class Bodies:
+    """A model's bodies as the proxy laws see them: its two measuring copies (free, held), which bodies
+    equalities hold (W_c differs from W at qpos0 beyond round-off) and which can translate (W_tt not 0)."""
+
+    measuring: dict[bool, mujoco.MjModel]
+    held: frozenset[int]
+    translating: frozenset[int]
+
+
+def bodies(model: mujoco.MjModel, ids: list[int]) -> Bodies:
+    """`Bodies` of `ids`, from two batched `mobility_many` calls at qpos0 (one copy of the model each)."""
     coupling = kit.coupling()
-    m = measuring_model(model, held=True)
-    free, held = coupling.mobility0(m, body), coupling.mobility0(m, body, equality=True)
-    return bool(np.max(np.abs(free - held)) > 1e-9 * np.max(np.abs(free)))
+    measuring = {held: measuring_model(model, held) for held in (False, True)}
+    m = measuring[True]
+    data = mujoco.MjData(m)
+    coupling.forward_position(m, data)
+    W = coupling.mobility_many(m, data, ids)
+    scale = np.maximum(np.max(np.abs(W), axis=(1, 2)), 1e-300)
+    held: set[int] = set()
+    if model.neq:
+        Wc = coupling.mobility_many(m, data, ids, equality=True)
+        held = {b for b, off, s in zip(ids, np.max(np.abs(W - Wc), axis=(1, 2)), scale) if off > 1e-9 * s}
+    translating = {b for b, w, s in zip(ids, W, scale) if np.linalg.eigvalsh(w[:3, :3])[-1] > 1e-12 * s}
+    return Bodies(measuring, frozenset(held), frozenset(translating))
 
 
 def com_answer(model: mujoco.MjModel, data: mujoco.MjData, body: int, force: np.ndarray) -> np.ndarray:
@@ -156,20 +126,22 @@ def com_answer(model: mujoco.MjModel, data: mujoco.MjData, body: int, force: np.
     return jacp @ (after - before)
 
 
-def answers(model: mujoco.MjModel, body: int, qpos: np.ndarray, held: bool) -> BodyAnswers:
+def answers(bodies: Bodies, body: int, qpos: np.ndarray) -> BodyAnswers:
     """The body's and its proxies' answers at `qpos` (zero velocity) along the body's mobile axis there.
 
     The tensor proxy is built with pose="current" (W rebuilt at the pose), the scalar one at qpos0;
-    both with `equality=held`.
+    a held body's both from the soft mobility (`equality="soft"`), as MuJoCo holds it.
     """
     coupling = kit.coupling()
-    m = measuring_model(model, held)
+    held = body in bodies.held
+    m = bodies.measuring[held]
     data = mujoco.MjData(m)
     data.qpos[:] = qpos
     mujoco.mj_forward(m, data)
-    tensor = coupling.TensorProxy(m, body, pose="current", equality=held)
-    scalar = coupling.ScalarProxy(m, body, equality=held)
-    axis = coupling.mobile_axis(coupling.mobility(m, data, body, equality=held))
+    equality = "soft" if held else False
+    tensor = coupling.TensorProxy(m, body, pose="current", equality=equality)
+    scalar = coupling.ScalarProxy(m, body, equality=equality)
+    axis = coupling.mobile_axis(coupling.mobility(m, data, body, equality=equality))
     along = lambda a: float(axis @ a)  # noqa: E731
     return BodyAnswers(held, axis, along(com_answer(m, data, body, axis)), along(tensor.answer(axis, data)),
                        along(scalar.answer(axis, data)))
@@ -178,12 +150,6 @@ def answers(model: mujoco.MjModel, body: int, qpos: np.ndarray, held: bool) -> B
 def movable_bodies(model: mujoco.MjModel) -> list[int]:
     """Ids of the bodies that can move (a degree of freedom in their chain; not static, not mocap)."""
     return [b for b in range(1, model.nbody) if model.body_dofnum[model.body_weldid[b]] > 0]
-
-
-def translates(model: mujoco.MjModel, body: int) -> bool:
-    """Whether the body's centre of mass can translate at qpos0 (W_tt not zero to round-off)."""
-    W = kit.coupling().mobility0(model, body)
-    return bool(np.linalg.eigvalsh(W[:3, :3])[-1] > 1e-12 * max(np.max(np.abs(W)), 1e-300))
 
 
 def seeded_pose(model: mujoco.MjModel, seed: int) -> np.ndarray:

@@ -127,18 +127,27 @@ def com_answer(model: mujoco.MjModel, data: mujoco.MjData, body: int, wrench: np
     return np.concatenate([jacp @ (pushed - free), jacr @ (pushed - free)])
 
 
-def dense_constrained_mobility(model: mujoco.MjModel, data: mujoco.MjData, body: int) -> np.ndarray:
-    """The reference W_c = W - J M^-1 G^T (G M^-1 G^T)^+ G M^-1 J^T from dense M, dense solves and pinv.
-
-    G is MuJoCo's equality rows of efc_J after `mj_forward` (dense Jacobian models only).
-    """
+def _dense_parts(model: mujoco.MjModel, data: mujoco.MjData, body: int) -> tuple[np.ndarray, ...]:
+    """(dense M, the body's 6 x nv COM Jacobian, MuJoCo's equality rows G of efc_J, their efc_R) after
+    `mj_forward` (dense Jacobian models only)."""
     mass_matrix = np.zeros((model.nv, model.nv))
     mujoco.mj_fullM(model, data, mass_matrix)
     jacp, jacr = np.zeros((3, model.nv)), np.zeros((3, model.nv))
     mujoco.mj_jacBodyCom(model, data, jacp, jacr, body)
-    jacobian = np.vstack([jacp, jacr])
     rows = data.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
-    G = data.efc_J.reshape(data.nefc, model.nv)[rows]
+    return mass_matrix, np.vstack([jacp, jacr]), data.efc_J.reshape(data.nefc, model.nv)[rows], data.efc_R[rows]
+
+
+def dense_constrained_mobility(model: mujoco.MjModel, data: mujoco.MjData, body: int) -> np.ndarray:
+    """The reference W_c = W - J M^-1 G^T (G M^-1 G^T)^+ G M^-1 J^T from dense M, dense solves and pinv."""
+    mass_matrix, jacobian, G, _ = _dense_parts(model, data, body)
     inv_jt, inv_gt = np.linalg.solve(mass_matrix, jacobian.T), np.linalg.solve(mass_matrix, G.T)
     coupling_block = jacobian @ inv_gt
     return jacobian @ inv_jt - coupling_block @ np.linalg.pinv(G @ inv_gt, rcond=1e-9, hermitian=True) @ coupling_block.T
+
+
+def dense_soft_mobility(model: mujoco.MjModel, data: mujoco.MjData, body: int) -> np.ndarray:
+    """The reference W_s = J (M + G^T R^-1 G)^-1 J^T from dense M and dense solves (the Woodbury form's
+    other side): MuJoCo's acceleration under a force with only equality rows, R = `efc_R`."""
+    mass_matrix, jacobian, G, R = _dense_parts(model, data, body)
+    return jacobian @ np.linalg.solve(mass_matrix + G.T @ (G / R[:, None]), jacobian.T)

@@ -1,4 +1,4 @@
-"""coupling with equality=True: W_c held to a dense Schur-complement reference, and its edge cases."""
+"""coupling with equality=True (W_c) and "soft" (W_s): each held to a dense reference, and their edge cases."""
 
 from __future__ import annotations
 
@@ -10,7 +10,13 @@ import pytest
 
 from coupling import axis_mass, mobility, mobility0, mobility_many, proxy, scalar_mass
 from fixtures.coupling import scenes as coupling_scenes
-from tests.coupling.bodies import dense_constrained_mobility, dense_mobility, random_pose, zoo
+from tests.coupling.bodies import (
+    dense_constrained_mobility,
+    dense_mobility,
+    dense_soft_mobility,
+    random_pose,
+    zoo,
+)
 
 # Every kind of equality the module must hold: connect, weld, joint (polynomial), tendon, over two trees.
 KINDS_XML = """
@@ -143,8 +149,8 @@ def test_held_proxies_read_the_held_mobility():
     assert axis_mass(held) > 5 * axis_mass(mobility0(model, "right_pad"))
 
 
-@pytest.mark.parametrize("value", [None, 1, "yes", np.array([True])])
-def test_equality_must_be_a_bool(value):
+@pytest.mark.parametrize("value", [None, 1, "yes", "Soft", "rigid", np.array([True])])
+def test_equality_must_be_a_bool_or_soft(value):
     model, data = _kinds()
     for call in (
         lambda: mobility(model, data, "a", equality=value),
@@ -152,7 +158,7 @@ def test_equality_must_be_a_bool(value):
         lambda: mobility_many(model, data, ["a"], equality=value),
         lambda: proxy(model, "a", equality=value),
     ):
-        with pytest.raises(ValueError, match="^equality must be True or False"):
+        with pytest.raises(ValueError, match="^equality must be False .free., True .* or 'soft'"):
             call()
 
 
@@ -164,3 +170,63 @@ def test_held_mobility_many_in_chunks_of_one_body_equals_one_chunk(monkeypatch):
     whole = mobility_many(model, data, names, equality=True)
     monkeypatch.setattr(spatial_mobility, "_CHUNK_BYTES", 1)  # one body per mj_solveM2 call
     np.testing.assert_array_equal(mobility_many(model, data, names, equality=True), whole)
+
+
+@pytest.mark.parametrize("name", ["a", "b", "c", "d", "e"])
+def test_soft_mobility_matches_the_dense_woodbury_reference(name):
+    model, data = _kinds()
+    body = model.body(name).id
+    W = mobility(model, data, name, equality="soft")
+    np.testing.assert_allclose(W, dense_soft_mobility(model, data, body), rtol=1e-8,
+                               atol=1e-10 * np.abs(dense_mobility(model, data, body)).max())
+    np.testing.assert_array_equal(W, W.T)
+    assert np.linalg.eigvalsh(W).min() >= -1e-12 * np.abs(W).max()
+
+
+def test_soft_mobility_lies_between_the_rigid_and_the_free_one():
+    model, data = _kinds()
+    for name in ("a", "b", "c", "d", "e"):
+        free, rigid, soft = (mobility(model, data, name, equality=e) for e in (False, True, "soft"))
+        scale = np.abs(free).max()
+        assert np.linalg.eigvalsh(free - soft).min() >= -1e-10 * scale, name
+        assert np.linalg.eigvalsh(soft - rigid).min() >= -1e-10 * scale, name
+
+
+def test_soft_mobility_tends_to_the_rigid_one_as_the_impedance_nears_one():
+    model = coupling_scenes.linkage_gripper()
+    gaps = []
+    for d in (0.9, 0.99, 0.999, 0.9999):
+        model.eq_solimp[:, :2] = d
+        soft, rigid = mobility0(model, "right_pad", equality="soft"), mobility0(model, "right_pad", equality=True)
+        gaps.append(np.abs(soft - rigid).max() / np.abs(rigid).max())
+    assert all(later < earlier / 5 for earlier, later in zip(gaps, gaps[1:])), gaps
+    assert gaps[-1] < 1e-2
+
+
+def test_soft_without_active_equalities_is_the_free_mobility_bit_for_bit():
+    model, data = zoo(), mujoco.MjData(zoo())
+    random_pose(model, data, seed=2)
+    names = ["pole", "free", "forearm"]
+    np.testing.assert_array_equal(mobility_many(model, data, names, equality="soft"), mobility_many(model, data, names))
+
+
+def test_soft_proxies_read_the_soft_mobility_and_say_so():
+    model = coupling_scenes.linkage_gripper()
+    soft = mobility0(model, "right_pad", equality="soft")
+    for tensor in (False, True):
+        p = proxy(model, "right_pad", tensor=tensor, equality="soft")
+        assert p.equality == "soft" and "equality='soft'" in repr(p)
+        np.testing.assert_array_equal(p.mobility0, soft)
+
+
+def test_soft_mobility_many_in_chunks_equals_one_chunk_and_leaves_data(monkeypatch):
+    from coupling import spatial_mobility
+
+    model, data = _kinds()
+    before = copy.copy(data)
+    names = ["a", "b", "c", "d", "e"]
+    whole = mobility_many(model, data, names, equality="soft")
+    monkeypatch.setattr(spatial_mobility, "_CHUNK_BYTES", 1)
+    np.testing.assert_array_equal(mobility_many(model, data, names, equality="soft"), whole)
+    for field in ("qpos", "qacc", "efc_J", "efc_R", "qLD"):
+        np.testing.assert_array_equal(getattr(data, field), getattr(before, field))

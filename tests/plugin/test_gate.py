@@ -12,6 +12,7 @@ import textwrap
 
 import pytest
 
+from pytest_physlaw.check import LawChecks
 from pytest_physlaw.gate import Baseline, Finding, compare, value_move
 from pytest_physlaw.reportfile import ReportError, read, validate
 from pytest_physlaw.record import SCHEMA_VERSION, CheckRecord, LawRecord
@@ -21,7 +22,7 @@ PATH = "laws/test_a.py"
 
 
 def le_check(value: float, bound: float = 10.0, *, quantity: str = "x", drift: float | None = 0.01) -> CheckRecord:
-    """A `le=bound` check record as the fixture makes it (margin (b - v) / |b|, floor drift * |b|)."""
+    """A `le=bound` check record as the fixture makes it (margin (b - v) / |b|, zero 1e-3 * |b|)."""
     margin = (bound - value) / abs(bound) if math.isfinite(value) else -math.inf
     return CheckRecord(quantity, value, f"<= {bound:g}", {"le": bound}, margin,
                        math.isfinite(value) and value <= bound, drift=drift,
@@ -130,7 +131,7 @@ def test_a_value_that_moved_more_than_its_drift_either_way_is_a_regression(now):
     result = compare(baseline_of(law("test_x", le_check(5.0))), run_of(law("test_x", le_check(now))))
     assert kinds(result.regressions) == ["drift"]
     finding = result.regressions[0]
-    assert f"value 5 -> {now:g} ({'-' if now < 5 else '+'}2%) moved more than its drift (±0.01 rel, 0.01 abs: 0.05 here)" \
+    assert f"value 5 -> {now:g} ({'-' if now < 5 else '+'}2%) moved more than its drift (±0.01 rel, zero within 0.01: 0.05 here)" \
         in str(finding)
     assert (finding.old, finding.new, finding.change) == ("5", f"{now:g}", f"{'-' if now < 5 else '+'}2%")
 
@@ -151,6 +152,51 @@ def test_a_value_near_zero_under_a_far_bound_does_not_flag_on_round_off():
     assert kinds(result.regressions) == ["drift"]
 
 
+def checked(quantity: str, value: float, **bounds: float) -> LawRecord:
+    """A law of one check made as the `law` fixture makes it (default drift and zero)."""
+    checks = LawChecks()
+    checks.check(quantity, value, **bounds)
+    return law("test_x", *checks.records.values())
+
+
+# Issue 18's four cases: (bounds, baseline value, value now, flags?).
+FLOOR_CASES = [
+    # 2.0 -> 2.1 is +5 %: a loose sanity bound (le=1e6) must not make it zero (the old floor was 1000).
+    ({"ge": 0.0, "le": 1e6}, 2.0, 2.1, True),
+    # a timestep x1.1 on a small scene: -1.14 % against a stated 1 % (the old floor 1e-3 let 2.1 % through).
+    ({"ge": 0.0, "le": 1.0}, 0.0468992, 0.0463668, True),
+    # round-off residuals near zero, with and without a bound of 0 beside the tight one.
+    ({"le": 1e-9}, 1e-15, 3e-15, False),
+    ({"ge": 0.0, "le": 1e-9}, 1e-15, 3e-15, False),
+]
+
+
+@pytest.mark.parametrize(("bounds", "old", "new", "flags"), FLOOR_CASES,
+                         ids=["loose-upper-bound", "small-value-in-unit-band", "residual-le", "residual-band"])
+def test_a_value_beyond_its_relative_drift_flags_whatever_its_bounds_round_off_does_not(bounds, old, new, flags):
+    result = compare(baseline_of(checked("q", old, **bounds)), run_of(checked("q", new, **bounds)))
+    assert kinds(result.regressions) == (["drift"] if flags else [])
+    if not flags:
+        assert result.notes == []  # round-off is silent, not even a note
+
+
+def test_the_zero_comes_from_the_tight_side_not_the_largest_bound():
+    # a bound of 0 counts as `abs`, else 1; the smallest scale wins: le=1e-9 beside ge=0 is the law's figure.
+    assert checked("q", 2.0, ge=0.0, le=1e6).checks[0].drift_abs == pytest.approx(1e-3)
+    assert checked("q", 1e-15, ge=0.0, le=1e-9).checks[0].drift_abs == pytest.approx(1e-12)
+    assert checked("q", 1e-15, ge=0.0, le=1e-9, abs=1e-12).checks[0].drift_abs == pytest.approx(1e-15)
+    assert checked("q", 0.5, near=0.0, abs=1e-6).checks[0].drift_abs == pytest.approx(1e-9)
+    # a value inside the band but above its zero is gated at its relative drift ...
+    base = baseline_of(checked("q", 5e-10, ge=0.0, le=1e-9))
+    assert kinds(compare(base, run_of(checked("q", 5.2e-10, ge=0.0, le=1e-9))).regressions) == ["drift"]
+    # ... and a residual that leaves the round-off zero moved, though the move is below the zero itself.
+    base = baseline_of(checked("q", 9e-13, le=1e-9))
+    assert kinds(compare(base, run_of(checked("q", 1.5e-12, le=1e-9))).regressions) == ["drift"]
+    # a round-off residual may change sign.
+    base = baseline_of(checked("q", -4e-16, ge=-1e-9, le=1e-9))
+    assert compare(base, run_of(checked("q", 6e-16, ge=-1e-9, le=1e-9))).regressions == []
+
+
 def test_a_value_moved_within_drift_is_a_note_and_noise_is_silent():
     moved = compare(baseline_of(law("test_x", le_check(5.0))), run_of(law("test_x", le_check(5.04))))
     assert moved.regressions == [] and kinds(moved.notes) == ["moved-within"]
@@ -166,13 +212,16 @@ def test_drift_none_exempts_the_value_but_not_the_bound():
     assert kinds(broke.regressions) == ["now-failing"]
 
 
-def test_a_per_check_drift_and_floor_are_used():
+def test_a_per_check_drift_and_zero_are_used():
     base = baseline_of(law("test_x", le_check(5.0, drift=0.5)))
     assert compare(base, run_of(law("test_x", le_check(7.0, drift=0.5)))).regressions == []
     assert kinds(compare(base, run_of(law("test_x", le_check(8.0, drift=0.5)))).regressions) == ["drift"]
-    floor = le_check(5.0, drift=0.01)
-    floor.drift_abs = 3.0
-    assert compare(base, run_of(law("test_x", floor))).regressions == []
+    zero = [le_check(v, drift=0.01) for v in (1.0, 2.5, 3.5)]
+    for record in zero:
+        record.drift_abs = 3.0  # drift_abs=3: values within 3 of 0 are round-off to this law
+    base = baseline_of(law("test_x", zero[0]))
+    assert compare(base, run_of(law("test_x", zero[1]))).regressions == []
+    assert kinds(compare(base, run_of(law("test_x", zero[2]))).regressions) == ["drift"]
 
 
 def test_a_near_value_that_crossed_to_the_other_side_moved():
@@ -374,7 +423,7 @@ def test_the_gate_fails_the_session_on_a_drift(pytester):
     result = pytester.runpytest("--law-baseline", baseline)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*law regressions*", "*test_laws.py::test_x [[]x]: value 5 m -> 1 m (-80%) moved more "
-                                 "than its drift (±0.01 rel, 0.01 abs: 0.05 here)",
+                                 "than its drift (±0.01 rel, zero within 0.01: 0.05 here)",
                                  "the baseline gate fails this run: 1 regression; *--law-save-baseline*",
                                  "*= 2 passed, 1 law regression in *"])
     result.assert_outcomes(passed=2)

@@ -5,6 +5,7 @@ The plugin registers the `physlaw-ci` profile."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
@@ -98,3 +99,37 @@ def test_the_profile_loads_from_the_command_line(pytester):
     """)
     result = pytester.runpytest_subprocess("--hypothesis-profile=physlaw-ci")
     result.assert_outcomes(passed=1)
+
+
+# A project module (not a test file) full of constants in the strategy's range: Hypothesis harvests
+# such constants from every project module imported so far and now and then draws one.
+CONSTANTS = "\n".join(f"C{i} = {0.0137 * (i + 1)!r}" for i in range(60))
+DRAWS = """
+    from hypothesis import given, settings, strategies as st
+
+    @settings(max_examples=200)
+    @given(x=st.floats(0.0, 1.0))
+    def test_draws(law, x):
+        law.check("x", x, ge=0.0, le=1.0)
+"""
+
+
+def _digest(pytester: pytest.Pytester, *args: str) -> dict:
+    report = pytester.path / "report.json"
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider", "--law-report", report, *args)
+    assert result.ret == 0, result.stdout.str()
+    laws = {law["nodeid"]: law for law in json.loads(report.read_text())["laws"]}
+    return laws["test_draws.py::test_draws"]["examples"]
+
+
+@pytest.mark.parametrize("profile", ["ini", "own-settings"])
+def test_a_derandomized_law_draws_the_same_examples_whatever_else_runs(pytester, profile):
+    """Alone, after another file that imports other project modules, and picked out by -k: one digest."""
+    pytester.makeini("[pytest]\n" + ("physlaw_hypothesis_profile = physlaw-ci\n" if profile == "ini" else ""))
+    draws = DRAWS if profile == "ini" else DRAWS.replace("max_examples=200", "max_examples=200, derandomize=True")
+    pytester.makepyfile(scene_constants=CONSTANTS, test_draws=draws,
+                        test_aaa_other="import scene_constants\n\ndef test_other():\n    assert scene_constants.C0\n")
+    alone = _digest(pytester, "test_draws.py")
+    assert alone["count"] > 100
+    assert _digest(pytester, "test_aaa_other.py", "test_draws.py") == alone
+    assert _digest(pytester, "-k", "draws") == alone

@@ -70,7 +70,58 @@ def test_a_wide_terminal_shows_whole_names():
     long = "laws/a.py::test_" + "n" * 70
     run.records[long] = LawRecord(long, "laws/a.py", outcome="skipped")
     assert any(long.split("::")[1] in line for line in law_lines(check_rows(run), width=200))
-    assert not any(long.split("::")[1] in line for line in law_lines(check_rows(run), width=80))
+    assert not any(long.split("::")[1] in line for line in law_lines(check_rows(run)))  # width unknown: 48
+
+
+MODEL = "../physlaw-zoo/franka_emika_panda/panda_gripper_scene.xml"
+BODIES = ("gripper_base_link", "gripper_finger_link_left", "gripper_finger_link_right", "wrist_rotation_link")
+
+
+def pack_run() -> LawSession:
+    """The model pack's shape: one file, a law per body whose case id repeats the file's path."""
+    run = LawSession()
+    for test, law_id in (("test_scalar_proxy_error_along_the_axis", "model-scalar-over-axis"),
+                         ("test_tensor_proxy_answers_like_the_body", "model-tensor-proxy-answers")):
+        for body in BODIES:
+            nodeid = f"{MODEL}::{test}[{MODEL}:{body}]"
+            check = CheckRecord("answer_seeded", 0.555556, "0.555556 ± 0.0556", {"near": 0.555556, "tol": 0.0556},
+                                1.0, True, unit="1/kg")
+            run.records[nodeid] = LawRecord(nodeid, MODEL, law=law_id, identity=f"{law_id}[{MODEL}:{body}]",
+                                            checks=[check])
+    figures = f"{MODEL}::test_model_figures[{MODEL}]"
+    run.records[figures] = LawRecord(figures, MODEL, law="model-figures", identity=f"model-figures[{MODEL}]",
+                                     checks=[CheckRecord("mean_iterations", 0.482, "<= 3", {"le": 3.0}, 0.839, True,
+                                                         unit="iterations/step")])
+    return run
+
+
+@pytest.mark.parametrize("width", [80, 100, 120, 160, 240])
+def test_the_table_fits_the_terminal_and_keeps_what_tells_rows_apart(width):
+    lines = law_lines(check_rows(pack_run()), width=width)
+    assert max(map(len, lines)) <= width
+    assert lines.count(MODEL) == 1  # the file's path once, as its heading
+    text = "\n".join(lines)
+    for body in BODIES:  # every case's distinguishing tail, whole, once per law
+        assert text.count(f"[...:{body}]") == 2
+    assert "model-scalar-over-axis" in text and "model-tensor-proxy-answers" in text
+    assert "test_model_figures[...]" in text
+
+
+def test_a_wide_terminal_keeps_one_line_per_check_and_a_narrow_one_stacks():
+    wide = law_lines(check_rows(pack_run()), width=240)
+    assert wide[0].split() == ["law", "id", "quantity", "value", "bound", "margin", "outcome"]
+    assert any(line.startswith("  test_scalar_proxy_error_along_the_axis[...:gripper_finger_link_left]  ")
+               and "model-scalar-over-axis" in line and "answer_seeded" in line for line in wide)
+    narrow = law_lines(check_rows(pack_run()), width=120)
+    assert narrow[0] == "law  id" and narrow[1].split() == ["quantity", "value", "bound", "margin", "outcome"]
+    title = narrow.index("  test_scalar_proxy_error_along_the_axis[...:gripper_finger_link_left]  model-scalar-over-axis")
+    assert narrow[title + 1].split() == ["answer_seeded", "0.555556", "1/kg", "0.555556", "±", "0.0556", "1", "pass"]
+
+
+def test_a_case_id_keeps_its_tail_when_the_function_name_gives_way():
+    name = "test_scalar_proxy_error_along_the_axis[...:gripper_finger_link_left]"
+    short = shorten(name, 54)
+    assert len(short) == 54 and short.endswith("[...:gripper_finger_link_left]") and short.startswith("test_scalar")
 
 
 LAWS = """

@@ -1,0 +1,152 @@
+"""Laws of the model's actuators: they can hold the starting pose against gravity. Sources: statics (a
+pose is held when the actuators' generalized force can equal what gravity and the springs ask),
+MuJoCo's documentation ("Modeling": actuators, ctrlrange and forcerange; `qfrc_bias`, `actuator_moment`).
+
+At the starting pose at rest, the generalized force to hold it is `qfrc_bias - qfrc_passive` (gravity
+less the springs). Each actuator's force range at that pose: a servo (a bias that depends on its
+length or velocity: position, velocity, general affine) has its `forcerange`, or no limit when it has
+none (it holds any load, off its target by load / kp); any other is what MuJoCo computes at either end
+of its control range (`actuator_force`, gains and forcerange clamp included); mapped through
+its moment arms it bounds what the actuators can give each joint, each joint alone. Left out: joints
+of a floating tree (standing on contacts, their load is not gravity's alone: model-contact-carries-weight
+reads it), joints resting on a limit that gravity pushes them into (the limit carries them), and joints
+an equality constraint ties to others (the equality carries part of their load).
+
+Measured:
+`pytest --physlaw-model=MODEL.xml -k authority -s`; see README ("Your own model").
+"""
+
+from __future__ import annotations
+
+import copy
+
+import mujoco
+import numpy as np
+import pytest
+
+from pytest_physlaw.pack import runs
+
+SOURCE = "statics; MuJoCo documentation, Modeling: actuators (ctrlrange, forcerange, gains)"
+NEGLIGIBLE = 1e-6  # of the largest holding force: a joint that needs less needs nothing
+LIMIT_REACH = 1e-6  # of a joint's range: within this of an end, the joint rests on its limit
+
+
+@pytest.mark.law("model-actuator-authority", source=SOURCE)
+def test_actuators_can_hold_the_start_pose(law, pack_model, settings, model_case) -> None:
+    """At the starting pose, every actuated joint of a fixed-base tree needs at most what its actuators
+    can give it inside their control and force ranges to hold the pose against gravity: a load over
+    authority above 1 is a pose the robot cannot hold (a weak actuator, a heavy link, a wrong gear)."""
+    model = pack_model.model
+    if model.nu == 0:
+        pytest.skip(f"{model_case}: the model has no actuator")
+    data, need, low, high = _holding(model, settings.keyframe)
+    free = _fixed_base_dofs(model) & ~_on_a_limit(model, data, need) & ~_tied(model)
+    actuated = free & ((low != 0) | (high != 0)) & np.isfinite(low) & np.isfinite(high)
+    scale = float(np.max(np.abs(need[actuated]))) if actuated.any() else 0.0
+    loaded = actuated & (np.abs(need) > NEGLIGIBLE * scale) if scale > 0 else np.zeros_like(actuated)
+    if not loaded.any():
+        pytest.skip(f"{model_case}: no joint of a fixed-base tree that a force-limited actuator drives carries a "
+                    "load at the start pose (a servo without forcerange holds any load)")
+    reach = np.where(need[loaded] > 0, high[loaded], -low[loaded])  # what the actuators give that way
+    ratio = np.where(reach > 0, np.abs(need[loaded]) / np.where(reach > 0, reach, 1.0), np.inf)
+    names = [_dof_name(model, d) for d in np.flatnonzero(loaded)]
+    worst = int(np.argmax(ratio))
+    law.check("load_over_authority", ratio, le=1.0, drift_abs=1e-9,
+              why=f"holding force over what the actuators can give, per joint; worst {names[worst]!r} "
+                  f"needs {abs(need[loaded][worst]):.3g} of {reach[worst]:.3g}")
+
+
+# -- measurements ------------------------------------------------------------------------------------
+
+def _holding(model: mujoco.MjModel, keyframe: str) -> tuple[mujoco.MjData, np.ndarray, np.ndarray, np.ndarray]:
+    """(the start at rest, the generalized force that holds it, the least and the most the actuators give
+    each dof there), from MuJoCo's `qfrc_bias`, `qfrc_passive`, `actuator_force` and `actuator_moment`."""
+    data = runs.start(model, keyframe)
+    data.qvel[:] = 0
+    mujoco.mj_forward(model, data)
+    need = data.qfrc_bias - data.qfrc_passive
+    forces = []  # each actuator's least and most force
+    for end in (0, 1):  # each actuator's force at either end of its control range (activation there too)
+        trial = copy.copy(data)
+        trial.ctrl[:] = _control_ends(model)[end]
+        if model.na:
+            trial.act[:] = _act_at(model, trial.ctrl)
+        mujoco.mj_forward(model, trial)
+        forces.append(trial.actuator_force.copy())
+    servo = np.any(model.actuator_biasprm[:, 1:3] != 0, axis=1)  # a bias that follows length or velocity
+    limited = model.actuator_forcelimited.astype(bool)
+    for end, unlimited in ((0, -np.inf), (1, np.inf)):
+        forces[end] = np.where(servo, np.where(limited, model.actuator_forcerange[:, end], unlimited), forces[end])
+    moment = np.zeros((model.nu, model.nv))
+    mujoco.mju_sparse2dense(moment, data.actuator_moment, data.moment_rownnz, data.moment_rowadr, data.moment_colind)
+    with np.errstate(invalid="ignore"):  # 0 * inf: no moment arm on that dof, no force there
+        per_actuator = np.nan_to_num(np.stack([moment * forces[0][:, None], moment * forces[1][:, None]]), nan=0.0, posinf=np.inf, neginf=-np.inf)
+    return data, need, per_actuator.min(axis=0).sum(axis=0), per_actuator.max(axis=0).sum(axis=0)
+
+
+def _control_ends(model: mujoco.MjModel) -> np.ndarray:
+    """Each actuator's control range (2 x nu); [-1, 1] where it is not limited."""
+    limited = model.actuator_ctrllimited.astype(bool)
+    return np.where(limited, model.actuator_ctrlrange.T, np.array([[-1.0], [1.0]]))
+
+
+def _act_at(model: mujoco.MjModel, ctrl: np.ndarray) -> np.ndarray:
+    """Activations at the steady state of each stateful actuator's control (a filter's or integrator's)."""
+    act = np.zeros(model.na)
+    for i in range(model.nu):
+        adr, num = int(model.actuator_actadr[i]), int(model.actuator_actnum[i])
+        if adr >= 0 and num:
+            act[adr:adr + num] = ctrl[i]
+    return act
+
+
+def _fixed_base_dofs(model: mujoco.MjModel) -> np.ndarray:
+    """Whether each dof belongs to a tree whose root is fixed to the world (no free joint at its root)."""
+    floating = {int(model.body_treeid[r]) for r in runs.floating_roots(model)}
+    return np.array([int(model.body_treeid[model.dof_bodyid[d]]) not in floating for d in range(model.nv)])
+
+
+def _on_a_limit(model: mujoco.MjModel, data: mujoco.MjData, need: np.ndarray) -> np.ndarray:
+    """Whether each dof is a limited hinge or slide at an end of its range that `need` pushes it into."""
+    out = np.zeros(model.nv, dtype=bool)
+    for j in range(model.njnt):
+        if not model.jnt_limited[j] or int(model.jnt_type[j]) not in (int(mujoco.mjtJoint.mjJNT_HINGE),
+                                                                       int(mujoco.mjtJoint.mjJNT_SLIDE)):
+            continue
+        q, (low, high), d = data.qpos[model.jnt_qposadr[j]], model.jnt_range[j], model.jnt_dofadr[j]
+        reach = LIMIT_REACH * max(high - low, 1e-12)
+        out[d] = (q <= low + reach and need[d] > 0) or (q >= high - reach and need[d] < 0)
+    return out
+
+
+def _tied(model: mujoco.MjModel) -> np.ndarray:
+    """Whether each dof's joint is tied to others by an equality active at the start: a joint or tendon
+    equality names it, or a connect or weld holds a body of its tree."""
+    tied = np.zeros(model.nv, dtype=bool)
+    kinds = mujoco.mjtEq
+    for e in range(model.neq):
+        if not model.eq_active0[e]:
+            continue
+        kind, a, b = int(model.eq_type[e]), int(model.eq_obj1id[e]), int(model.eq_obj2id[e])
+        if kind == int(kinds.mjEQ_JOINT):
+            joints = [j for j in (a, b) if j >= 0]
+        elif kind == int(kinds.mjEQ_TENDON):
+            joints = [int(model.wrap_objid[w]) for t in (a, b) if t >= 0
+                      for w in range(model.tendon_adr[t], model.tendon_adr[t] + model.tendon_num[t])
+                      if int(model.wrap_type[w]) == int(mujoco.mjtWrap.mjWRAP_JOINT)]
+        else:  # connect, weld, flex: every dof of the trees of the bodies it holds
+            trees = {int(model.body_treeid[x]) for x in (a, b) if 0 < x < model.nbody}
+            tied |= np.isin(model.body_treeid[model.dof_bodyid], list(trees))
+            continue
+        for j in joints:
+            tied[model.jnt_dofadr[j]: model.jnt_dofadr[j] + _dofs(model, j)] = True
+    return tied
+
+
+def _dofs(model: mujoco.MjModel, joint: int) -> int:
+    return {int(mujoco.mjtJoint.mjJNT_FREE): 6, int(mujoco.mjtJoint.mjJNT_BALL): 3}.get(int(model.jnt_type[joint]), 1)
+
+
+def _dof_name(model: mujoco.MjModel, dof: int) -> str:
+    joint = int(model.dof_jntid[dof])
+    return model.joint(joint).name or f"joint {joint}"

@@ -1,0 +1,137 @@
+"""Laws of energy and momentum: a model moving passively gains no energy beyond its integrator's error,
+and a floating base in free flight keeps its momentum. Sources: MuJoCo's documentation ("Computation":
+the energy flag, `mjData.energy` = potential, kinetic; passive forces), textbook mechanics (the work of
+passive forces, Newton's third law: internal forces change no momentum).
+
+Passive run: from the starting pose, actuation, contacts, equalities and joint limits off (the soft
+constraints hold energy that `mjData.energy` does not count), gravity, springs, damping and friction
+loss kept. Free flight: each tree whose root joint is free, gravity, contacts, equalities, fluid and
+wind off, the free joint's own damping, friction loss, stiffness and armature zeroed (they act against
+the world), seeded velocities, the starting controls held (actuators are internal forces; controls
+redrawn in steps would make stiff servos' impulses, which no timestep of a real robot resolves).
+The integrator's error is told from a physical gain by halving the timestep: an error shrinks with it.
+
+Measured:
+`pytest --physlaw-model=MODEL.xml -k "energy or momentum" -s`; see README ("Your own model").
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import mujoco
+import numpy as np
+import pytest
+
+from pytest_physlaw.pack import runs
+from pytest_physlaw.pack.fixtures import SEED
+
+SOURCE = "MuJoCo documentation, Computation (energy flag, passive forces); Newton's laws of motion"
+GAIN = 1.0  # of the peak kinetic energy: a gain above the energy in motion itself is an integration that diverges
+HALVING = 0.75  # an integrator error at dt / 2 is at most 3/4 of the one at dt (first order: 1/2)
+ROUND_OFF = 1e-9  # relative: below this a gain or drift is round-off, not worth halving the timestep for
+DRIFT = 0.1  # of the momentum: what the integrator may lose over the horizon
+DSBL, ENBL = mujoco.mjtDisableBit, mujoco.mjtEnableBit
+QUIET = DSBL.mjDSBL_CONTACT | DSBL.mjDSBL_EQUALITY | DSBL.mjDSBL_LIMIT
+
+
+@pytest.mark.law("model-passive-energy", source=SOURCE)
+def test_passive_motion_gains_no_energy(law, pack_model, settings, horizon, model_case) -> None:
+    """Moving passively (no actuation, no soft constraints), whatever energy the model gains over its start
+    shrinks when the timestep is halved (the integrator's error), and never exceeds its peak kinetic
+    energy: damping and friction loss only take energy out; a gain that stays is a force doing work.
+    (Flailing freely, an arm's light distal links spin faster than its timestep resolves: the integrator's
+    error may be large there, so its size is recorded, not bounded to a share.)"""
+    model = pack_model.model
+    start, energy, kinetic = _passive(model, horizon, settings.keyframe)
+    peak = float(np.max(kinetic))
+    if peak <= ROUND_OFF * max(abs(start), 1.0):
+        pytest.skip(f"{model_case}: nothing moves passively from the start (peak kinetic energy {peak:.3g} J)")
+    gain = max(float(np.max(energy)) - start, 0.0)
+    law.check("energy_gain", gain / peak, le=GAIN, drift_abs=ROUND_OFF,
+              why="gain over the start, a share of the peak kinetic energy, recorded for the gate")
+    law.check("energy_end", (float(energy[-1]) - start) / peak, le=GAIN, drift_abs=ROUND_OFF,
+              why="energy at the end against the start, recorded for the gate (damping, friction loss)")
+    if gain > ROUND_OFF * peak:
+        half_start, half_energy, _ = _passive(runs.halved(model), 2 * horizon, settings.keyframe)
+        halved_gain = max(float(np.max(half_energy)) - half_start, 0.0)
+        law.check("gain_at_half_step", halved_gain / gain, le=HALVING,
+                  why="an integrator's error shrinks with its timestep; a gain that does not is not one")
+
+
+@pytest.mark.law("model-free-flight-momentum", source=SOURCE)
+def test_floating_base_keeps_its_momentum(law, pack_model, settings, horizon, model_case) -> None:
+    """A floating base in free flight (no gravity, contact or other external force) keeps its linear and
+    angular momentum whatever its joints and its servos, holding their starting controls, do: to within a
+    tenth over the run, and what it loses shrinks when the timestep is halved (the integrator's error,
+    not a force)."""
+    model = pack_model.model
+    roots = runs.floating_roots(model)
+    if not roots:
+        pytest.skip(f"{model_case}: no floating base (no tree whose root joint is a free joint)")
+    drift = _flight_drift(model, roots, horizon, settings.keyframe)
+    for name, value in drift.items():
+        law.check(name, value, le=DRIFT, drift_abs=ROUND_OFF,
+                  why="largest change over the run, a share of the starting momentum, worst floating tree")
+    worst = max(drift, key=drift.get)
+    if drift[worst] > ROUND_OFF:
+        halved = _flight_drift(runs.halved(model), roots, 2 * horizon, settings.keyframe)
+        law.check(f"{worst}_at_half_step", halved[worst] / drift[worst], le=HALVING,
+                  why="an integrator's error shrinks with its timestep; a loss that does not is a force")
+
+
+# -- measurements ------------------------------------------------------------------------------------
+
+def _passive(model: mujoco.MjModel, steps: int, keyframe: str) -> tuple[float, np.ndarray, np.ndarray]:
+    """(energy at the start, total energy after each step, kinetic energy after each step) of the passive run."""
+    m = copy.copy(model)
+    m.opt.disableflags |= DSBL.mjDSBL_ACTUATION | QUIET
+    m.opt.enableflags |= ENBL.mjENBL_ENERGY
+    data = runs.start(m, keyframe)
+    data.qvel[:] = 0
+    mujoco.mj_forward(m, data)
+    start = float(np.sum(data.energy))
+    total, kinetic = np.empty(steps), np.empty(steps)
+    for i in range(steps):
+        mujoco.mj_step(m, data)
+        total[i], kinetic[i] = float(np.sum(data.energy)), float(data.energy[1])
+    return start, total, kinetic
+
+
+def _flight_model(model: mujoco.MjModel) -> mujoco.MjModel:
+    m = copy.copy(model)
+    m.opt.disableflags |= QUIET | DSBL.mjDSBL_GRAVITY
+    m.opt.density, m.opt.viscosity, m.opt.wind[:] = 0.0, 0.0, 0.0
+    free = m.jnt_type == mujoco.mjtJoint.mjJNT_FREE
+    m.jnt_stiffness[free] = 0.0
+    for j in np.flatnonzero(free):
+        dofs = slice(m.jnt_dofadr[j], m.jnt_dofadr[j] + 6)
+        m.dof_damping[dofs], m.dof_frictionloss[dofs], m.dof_armature[dofs] = 0.0, 0.0, 0.0
+    return m
+
+
+def _momenta(model: mujoco.MjModel, data: mujoco.MjData, roots: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Linear (mass times COM velocity) and angular momentum (about the COM) of each root's subtree."""
+    mujoco.mj_subtreeVel(model, data)
+    return data.subtree_linvel[roots] * model.body_subtreemass[roots][:, None], data.subtree_angmom[roots].copy()
+
+
+def _flight_drift(model: mujoco.MjModel, roots: list[int], steps: int, keyframe: str) -> dict[str, float]:
+    """Largest change of each floating tree's momenta over the flight, a share of its start, worst tree."""
+    m = _flight_model(model)
+    rng = np.random.default_rng(SEED)
+    data = runs.start(m, keyframe)
+    data.qvel[:] = rng.normal(scale=0.5, size=m.nv)  # rad/s and m/s: every joint moving
+    mujoco.mj_forward(m, data)
+    linear0, angular0 = _momenta(m, data, roots)
+    worst_linear, worst_angular = np.zeros(len(roots)), np.zeros(len(roots))
+    for _ in range(steps):
+        mujoco.mj_step(m, data)
+        mujoco.mj_forward(m, data)
+        linear, angular = _momenta(m, data, roots)
+        worst_linear = np.maximum(worst_linear, np.linalg.norm(linear - linear0, axis=1))
+        worst_angular = np.maximum(worst_angular, np.linalg.norm(angular - angular0, axis=1))
+    scale = lambda v: np.maximum(np.linalg.norm(v, axis=1), 1e-300)  # noqa: E731
+    return {"linear_momentum_drift": float(np.max(worst_linear / scale(linear0))),
+            "angular_momentum_drift": float(np.max(worst_angular / scale(angular0)))}

@@ -1,0 +1,64 @@
+"""The pack's fixtures and parametrization: one model file's collector, its settings and its runs.
+
+Every law module of the pack (`solver`, `proxies`, `energy`, `rest`, `actuators`, `stepping`) reads
+its model through these; `laws.py` gathers them into the module each model file collects.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_physlaw.pack import measure, runs
+from pytest_physlaw.pack.settings import PackSettings
+
+SEED = 2024  # seeded poses, velocities and controls draw with SEED (+ a body's id where per body)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    node = metafunc.definition.parent
+    if "model_case" in metafunc.fixturenames:
+        metafunc.parametrize("model_case", [node.rel], ids=[node.rel])
+    if "body_case" in metafunc.fixturenames:
+        cases = [(b, name) for b, name in node.bodies]
+        ids = [f"{node.rel}:{name}" for _, name in cases]
+        if node.skipped_bodies:
+            cases.append((None, f"{node.skipped_bodies} more"))
+            ids.append(f"{node.rel}:+{node.skipped_bodies} bodies")
+        metafunc.parametrize("body_case", cases, ids=ids)
+
+
+@pytest.fixture(scope="module")
+def pack_model(request: pytest.FixtureRequest) -> Any:
+    """The model's collector: `.model` (compiled), `.rel` (its path), `.bodies`, `.settings`."""
+    return request.node
+
+
+@pytest.fixture(scope="module")
+def settings(pack_model: Any) -> PackSettings:
+    return pack_model.settings
+
+
+@pytest.fixture(scope="module")
+def horizon(pack_model: Any, settings: PackSettings) -> int:
+    """Steps of every run of the model: the shorter of physlaw_model_seconds and physlaw_model_steps."""
+    return settings.horizon(pack_model.model.opt.timestep)[0]
+
+
+@pytest.fixture(scope="module")
+def settled(pack_model: Any, settings: PackSettings, horizon: int) -> runs.Run:
+    """The model's own run over the horizon, warm and cold iterations per step."""
+    return runs.settled(pack_model.model, horizon, settings.keyframe)
+
+
+@pytest.fixture(scope="module")
+def settled_half_step(pack_model: Any, settings: PackSettings, horizon: int) -> runs.Run:
+    """The same run at half the model's timestep, twice the steps: the same simulated time."""
+    return runs.settled(runs.halved(pack_model.model), 2 * horizon, settings.keyframe, cold=False)
+
+
+@pytest.fixture(scope="module")
+def bodies(pack_model: Any) -> measure.Bodies:
+    """The checked bodies' measuring copies of the model, which are held and which can translate."""
+    return measure.bodies(pack_model.model, [b for b, _ in pack_model.bodies])

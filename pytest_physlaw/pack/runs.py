@@ -1,0 +1,139 @@
+"""The runs of a user's model that the pack's laws read, each with MuJoCo's own stepping only.
+
+- `settled`: the model as it says, from its starting pose (`start`) with the controls the pose holds
+  (a keyframe's `ctrl`, else zero), over the horizon; per step the solver's warm and cold iterations
+  and whether an island stopped at the cap; every body's centre of mass; the start and end states.
+- `exercised`: the same start, controls drawn uniformly inside each actuator's `ctrlrange` (in [-1, 1]
+  where the range is not limited) and redrawn every 50 ms, seeded; MuJoCo's warnings counted.
+- `halved`: a copy of the model whose timestep is a fraction of its own, for convergence laws.
+
+The horizon (`PackSettings.horizon`) is the shorter of ini `physlaw_model_seconds` and ini
+`physlaw_model_steps` timesteps, so a model with a 1e-4 s step is not run 10,000 steps by default.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from pytest_physlaw import kit
+
+DSBL = mujoco.mjtDisableBit
+CONTROL_PERIOD = 0.05  # s between two draws of the exercised run's controls
+
+
+def keyframe_id(model: mujoco.MjModel, keyframe: str) -> int | None:
+    """The keyframe to start from: "" -> 0 when the model has one, else None (qpos0); "qpos0" -> None; a
+    name or an index of the model's keyframes; anything else a ValueError naming it."""
+    if keyframe == "":
+        return 0 if model.nkey else None
+    if keyframe == "qpos0":
+        return None
+    if keyframe.isdigit() and int(keyframe) < model.nkey:
+        return int(keyframe)
+    found = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_KEY, keyframe)
+    if found < 0:
+        names = [model.key(k).name or str(k) for k in range(model.nkey)]
+        raise ValueError(f"ini physlaw_model_keyframe = {keyframe!r}: the model has no such keyframe "
+                         f"(it has {names or 'none'}; 'qpos0' starts from qpos0)")
+    return found
+
+
+def start(model: mujoco.MjModel, keyframe: str = "") -> mujoco.MjData:
+    """A new MjData at the starting keyframe (`keyframe_id`) or at qpos0, forwarded."""
+    data = mujoco.MjData(model)
+    key = keyframe_id(model, keyframe)
+    if key is not None:
+        mujoco.mj_resetDataKeyframe(model, data, key)
+    mujoco.mj_forward(model, data)
+    return data
+
+
+@dataclass(frozen=True)
+class Run:
+    """A settled run: per step the warm and cold iterations and whether an island hit the cap."""
+
+    steps: int
+    warm: np.ndarray
+    cold: np.ndarray
+    capped: np.ndarray
+    qpos: np.ndarray
+    qvel: np.ndarray
+    act: np.ndarray
+    nefc: int
+    xpos: np.ndarray  # bodies' centres of mass (xipos) at the start and after each step: (steps + 1) x nbody x 3
+    first: mujoco.MjData  # the start, forwarded
+    final: mujoco.MjData  # the end, forwarded
+    warnings: dict[str, int]
+
+
+def _islands_capped(model: mujoco.MjModel, data: mujoco.MjData) -> bool:
+    niter = data.solver_niter[: max(int(data.nisland), 1)]
+    return bool(np.any(niter >= model.opt.iterations))
+
+
+def warnings_of(data: mujoco.MjData) -> dict[str, int]:
+    """MuJoCo's warnings raised so far in `data` (`mjData.warning`), by name, the ones that occurred."""
+    return {mujoco.mjtWarning(i).name: int(data.warning[i].number)
+            for i in range(len(data.warning)) if data.warning[i].number}
+
+
+def settled(model: mujoco.MjModel, steps: int, keyframe: str = "", *, cold: bool = True) -> Run:
+    """`steps` steps from `start`; cold iterations re-solve each step's state with warmstart off (optional)."""
+    step_iterations = kit.scenes("settled").step_iterations
+    data = start(model, keyframe)
+    first = copy.copy(data)
+    cold_model = copy.copy(model)
+    cold_model.opt.disableflags |= DSBL.mjDSBL_WARMSTART
+    warm, cold_n, capped, xpos = [], [], [], [data.xipos.copy()]
+    for _ in range(steps):
+        if cold:
+            scratch = copy.copy(data)
+            mujoco.mj_forward(cold_model, scratch)
+            cold_n.append(step_iterations(scratch))
+        mujoco.mj_step(model, data)
+        warm.append(step_iterations(data))
+        capped.append(_islands_capped(model, data))
+        xpos.append(data.xipos.copy())
+    final = copy.copy(data)
+    mujoco.mj_forward(model, final)
+    return Run(steps, np.array(warm), np.array(cold_n), np.array(capped, dtype=bool), data.qpos.copy(),
+               data.qvel.copy(), data.act.copy(), int(data.nefc), np.array(xpos), first, final,
+               warnings_of(data))
+
+
+def seeded_controls(model: mujoco.MjModel, rng: np.random.Generator) -> np.ndarray:
+    """One draw of controls: uniform inside each limited actuator's ctrlrange, in [-1, 1] otherwise."""
+    low, high = model.actuator_ctrlrange.T
+    limited = model.actuator_ctrllimited.astype(bool)
+    return np.where(limited, rng.uniform(np.where(limited, low, -1), np.where(limited, high, 1)),
+                    rng.uniform(-1, 1, model.nu))
+
+
+def exercised(model: mujoco.MjModel, steps: int, keyframe: str, seed: int) -> dict[str, int]:
+    """MuJoCo's warnings over `steps` steps from `start` under seeded controls (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    data = start(model, keyframe)
+    period = max(1, int(round(CONTROL_PERIOD / model.opt.timestep)))
+    for i in range(steps):
+        if model.nu and i % period == 0:
+            data.ctrl[:] = seeded_controls(model, rng)
+        mujoco.mj_step(model, data)
+    return warnings_of(data)
+
+
+def halved(model: mujoco.MjModel, factor: int = 2) -> mujoco.MjModel:
+    """A copy of `model` stepping at its timestep / `factor`."""
+    m = copy.copy(model)
+    m.opt.timestep = model.opt.timestep / factor
+    return m
+
+
+def floating_roots(model: mujoco.MjModel) -> list[int]:
+    """Bodies whose joint is free and whose parent is the world: the roots of floating trees."""
+    free = int(mujoco.mjtJoint.mjJNT_FREE)
+    return [int(model.jnt_bodyid[j]) for j in range(model.njnt)
+            if int(model.jnt_type[j]) == free and model.body_parentid[model.jnt_bodyid[j]] == 0]

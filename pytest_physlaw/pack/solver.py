@@ -1,0 +1,83 @@
+"""Laws of the model's constraint solver, after Lesson 20.2 (MuJoCo's PGS, CG and Newton solvers) and
+MuJoCo's documentation ("Computation", "Solver"): a step's solve is a converged answer, not a cap;
+warm starts save work; converged solvers agree on one minimum; Newton needs few iterations.
+
+Measured:
+`pytest --physlaw-model=MODEL.xml -k solver`, see README ("Your own model: the law pack").
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pytest_physlaw.pack import measure
+
+SOURCE = "Lesson 20.2 (PGS, CG, Newton); MuJoCo documentation, Computation: Solver"
+CAP_SHARE = 0.05  # of the steps: at most one in 20 may stop unconverged at the iteration cap
+AGREE = 10 * math.sqrt(measure.CONVERGED["PGS"][1])  # share of the correction (see the law)
+
+
+def _solver_name(model: Any) -> str:
+    return next(n for n, v in measure.SOLVERS.items() if int(v) == int(model.opt.solver))
+
+
+@pytest.mark.law("model-solver-cap-share", source=SOURCE)
+def test_solves_stop_below_the_iteration_cap(law, pack_model, settled, model_case) -> None:
+    """At most one step in 20 stops at the iteration cap: a capped solve leaves part of the constraint
+    correction out (Lesson 20.2, part 1); the model's own solver, iterations and tolerance."""
+    model = pack_model.model
+    law.check("cap_share", float(np.mean(settled.capped)), le=CAP_SHARE, drift_abs=1.0 / settled.steps,
+              why=f"steps of {_solver_name(model)} that stopped at iterations={model.opt.iterations}: raise "
+                  "<option iterations> or loosen tolerance if this fails")
+
+
+@pytest.mark.law("model-warmstart", source=SOURCE)
+def test_warmstart_saves_iterations(law, pack_model, settled, model_case) -> None:
+    """At the same states, a warm-started solve needs no more iterations than a cold one: PGS and CG
+    start from the last step's answer (Lesson 20.2, part 2); Newton, a few iterations cold, loses at
+    most half of one."""
+    cold, warm = float(np.mean(settled.cold)), float(np.mean(settled.warm))
+    if cold == 0:
+        pytest.skip(f"{model_case}: no step of the run needed a solver iteration (no constraint was active)")
+    if _solver_name(pack_model.model) == "Newton":
+        law.check("warm_minus_cold", warm - cold, le=0.5, unit="iterations/step", drift_abs=0.01,
+                  why="Newton starts at or near the minimum either way (quadratic convergence)")
+    else:
+        law.check("warm_over_cold", warm / cold, le=1.0,
+                  why="the warm start begins at the better of the last answer and qacc_smooth; the lesson's "
+                      "tower of boxes: 0.54 (PGS), 0.60 (CG)")
+
+
+@pytest.mark.law("model-solvers-agree", source=SOURCE)
+def test_converged_solvers_agree_on_qacc(law, pack_model, settled, model_case) -> None:
+    """At the settled state, PGS, CG and Newton run to convergence (cold, tolerance 1e-12) agree on qacc
+    with a Newton solve at 1e-14: the constrained problem is convex in qacc with one minimum.
+
+    Measure: |qacc - qacc_ref| / |qacc_smooth - qacc_ref| (Lesson 20.2, part 1). Bound 10 sqrt(1e-12)
+    = 1e-5: the solvers stop on the cost's improvement, and a cost within eps of its minimum leaves
+    an error of order sqrt(eps) in qacc.
+    """
+    scale, shares, converged = measure.agreement(pack_model.model, settled)
+    if scale == 0:
+        pytest.skip(f"{model_case}: no constraint force at the settled state (qacc_smooth is qacc)")
+    for name, share in shares.items():
+        law.check(f"{name}_converged", int(converged[name]), near=1, abs=0,
+                  why=f"the solve stopped on its tolerance before {measure.CONVERGED[name][0]} iterations")
+        law.check(f"{name}_share", share, le=AGREE, drift_abs=AGREE,  # a convergence residue: its bound gates it
+                  why="a cost within eps = 1e-12 of its minimum leaves about sqrt(eps) of the correction")
+
+
+@pytest.mark.law("model-newton-iterations", source=SOURCE)
+def test_newton_never_stops_at_the_cap(law, pack_model, settled, settings, horizon, model_case) -> None:
+    """Newton, the model's other options kept, converges on every step before the iteration cap (its
+    convergence is quadratic: Lesson 20.2, part 1); its mean iterations a step are recorded for the gate."""
+    model = pack_model.model
+    run = measure.newton_run(model, horizon, settings.keyframe, settled)
+    law.check("capped_steps", int(np.sum(run.capped)), near=0, abs=0,
+              why=f"no Newton step stops unconverged at iterations={model.opt.iterations}")
+    law.check("mean_iterations", float(np.mean(run.warm)), ge=0, unit="iterations/step", drift_abs=0.01,
+              why="recorded for the gate: how hard the model's constraints are for Newton (its cap: the check above)")

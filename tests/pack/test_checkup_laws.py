@@ -1,0 +1,131 @@
+"""The model pack's check-up laws can fail: one small MJCF model for each, built to break that law's
+physics; and what a user controls (accepted findings, keyframe, horizon, controls) does what the README says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ARM = """<mujoco>{option}
+  <worldbody>
+    <body name="arm" pos="0 0 1"><joint name="shoulder" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.02" mass="{mass}"/></body>
+  </worldbody>
+  <actuator><motor joint="shoulder" gear="{gear}" ctrlrange="-1 1" ctrllimited="true"/></actuator>{keys}
+</mujoco>"""
+
+BREAKING = {  # law id -> (model, what breaks it)
+    # a 1 kg arm held level needs 2.45 N m; a 1 N m motor cannot give it
+    "model-actuator-authority": ARM.format(option="", mass=1, gear=1, keys=""),
+    # a 1 cm pendulum (omega 31 rad/s) stepped at 50 ms: neither energy nor trajectory is resolved
+    "model-timestep-converged": """<mujoco><option timestep="0.05"/><worldbody>
+        <body pos="0 0 1"><joint type="hinge" axis="0 1 0"/><geom type="sphere" pos="0.01 0 0" size="0.005" mass="0.1"/>
+        </body></worldbody></mujoco>""",
+    # wind does work on a sail: a passive force whose gain does not shrink with the timestep
+    "model-passive-energy": """<mujoco><option wind="20 0 0" density="1.2"/><worldbody>
+        <body pos="0 0 1"><joint type="slide" axis="1 0 0"/><geom type="box" size="0.01 0.5 0.5" mass="0.1"/>
+        </body></worldbody></mujoco>""",
+    # a spring tendon to a world site is a force from outside: no free flight
+    "model-free-flight-momentum": """<mujoco><worldbody><site name="anchor" pos="0 0 2"/>
+        <body pos="0.3 0 1"><freejoint/><geom type="sphere" size="0.05" mass="1"/><site name="hook"/></body>
+        </worldbody><tendon><spatial stiffness="50" springlength="0"><site site="anchor"/><site site="hook"/>
+        </spatial></tendon></mujoco>""",
+    # half its weight hangs on a spring tendon: the contacts carry the other half
+    "model-contact-carries-weight": """<mujoco><worldbody><geom type="plane" size="2 2 0.1"/><site name="anchor" pos="0 0 2"/>
+        <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/><site name="hook" pos="0 0 0.1"/></body>
+        </worldbody><tendon><spatial stiffness="2.7" damping="5" springlength="0"><site site="anchor"/>
+        <site site="hook"/></spatial></tendon></mujoco>""",
+    # a contact softer than the ball is deep: it sinks past half its radius
+    "model-contact-depth": """<mujoco><worldbody><geom type="plane" size="2 2 0.1"/>
+        <body pos="0 0 0.05"><freejoint/><geom type="sphere" size="0.05" mass="1" solref="0.5 1" solimp="0.01 0.02 0.5"/>
+        </body></worldbody></mujoco>""",
+    # a gear of 1e12 on a 10 g arm under seeded controls: MuJoCo resets a bad qacc and warns
+    "model-no-warnings": ARM.format(option="", mass=0.01, gear="1e12", keys=""),
+    # PGS with one iteration on a stack of boxes stops at its cap every step
+    "model-solver-cap-share": """<mujoco><option solver="PGS" iterations="1"/><worldbody><geom type="plane" size="2 2 0.1"/>
+        <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>
+        <body pos="0 0 0.3"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body></worldbody></mujoco>""",
+}
+
+
+def _run(pytester: pytest.Pytester, *models: str, extra: tuple[str, ...] = ()) -> tuple[pytest.RunResult, dict]:
+    args = [f"--physlaw-model={m}" for m in models]
+    result = pytester.runpytest_inprocess(*args, "-p", "no:cacheprovider", "-rsx", *extra)
+    report = json.loads((pytester.path / ".physlaw" / "report.json").read_text())
+    return result, {r["nodeid"]: r for r in report["laws"]}
+
+
+def _law(laws: dict, model: str, law_id: str) -> dict:
+    (record,) = [r for n, r in laws.items() if n.startswith(f"{model}::") and r["law"] == law_id]
+    return record
+
+
+@pytest.mark.parametrize("law_id", BREAKING)
+def test_each_checkup_law_fails_on_a_model_that_breaks_it(pytester: pytest.Pytester, law_id: str) -> None:
+    pytester.path.joinpath("broken.xml").write_text(BREAKING[law_id])
+    result, laws = _run(pytester, "broken.xml")
+    record = _law(laws, "broken.xml", law_id)
+    assert record["outcome"] == "failed", (record, result.stdout.str())
+    assert any(not c["passed"] for c in record["checks"])
+
+
+def test_an_accepted_finding_runs_is_reported_with_its_reason_and_is_gated(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("weak.xml").write_text(BREAKING["model-actuator-authority"])
+    pytester.makeini("[pytest]\nphyslaw_model_accept =\n    weak.xml model-actuator-authority: the demo arm's motor is weak on purpose\n")
+    result, laws = _run(pytester, "weak.xml", extra=("--law-save-baseline=base.json",))
+    assert result.ret == 0, result.stdout.str()
+    record = _law(laws, "weak.xml", "model-actuator-authority")
+    assert record["outcome"] == "xfailed" and record["checks"][0]["value"] > 1
+    result.stdout.fnmatch_lines(["*XFAIL*accepted finding*weak on purpose*"])
+    pytester.path.joinpath("weak.xml").write_text(BREAKING["model-actuator-authority"].replace('mass="1"', 'mass="1.2"'))
+    result, _ = _run(pytester, "weak.xml", extra=("--law-baseline=base.json",))
+    assert result.ret == 1  # the accepted law is still gated: its load moved by 20 %
+    result.stdout.fnmatch_lines(["*load_over_authority*moved more than its drift*"])
+
+
+def test_an_accepted_finding_must_name_a_pack_law_and_give_a_reason(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("weak.xml").write_text(BREAKING["model-actuator-authority"])
+    pytester.makeini("[pytest]\nphyslaw_model_accept =\n    weak.xml model-no-such-law: because\n")
+    result = pytester.runpytest_inprocess("--physlaw-model=weak.xml", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*physlaw_model_accept*model-no-such-law*the pack has no law*"])
+    pytester.makeini("[pytest]\nphyslaw_model_accept =\n    weak.xml model-actuator-authority\n")
+    result = pytester.runpytest_inprocess("--physlaw-model=weak.xml", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*physlaw_model_accept*MODEL_PATH LAW_ID: reason*"])
+
+
+def test_the_horizon_respects_the_timestep(pytester: pytest.Pytester) -> None:
+    """A model stepping at 1e-4 s runs physlaw_model_steps (1000) steps by default, not 10,000."""
+    pytester.path.joinpath("fine.xml").write_text(ARM.format(option='<option timestep="1e-4"/>', mass=1, gear=100, keys=""))
+    _, laws = _run(pytester, "fine.xml")
+    assert "of 1000 steps" in _law(laws, "fine.xml", "model-figures")["checks"][-1]["why"]
+    pytester.makeini("[pytest]\nphyslaw_model_steps = 50\n")
+    _, laws = _run(pytester, "fine.xml")
+    assert "of 50 steps" in _law(laws, "fine.xml", "model-figures")["checks"][-1]["why"]
+
+
+def test_the_keyframe_is_chosen_by_name_and_a_wrong_one_is_a_collection_error(pytester: pytest.Pytester) -> None:
+    keys = '<keyframe><key name="down" qpos="-1.5708"/><key name="level" qpos="0"/></keyframe>'
+    pytester.path.joinpath("arm.xml").write_text(ARM.format(option="", mass=1, gear=1, keys=keys))
+    _, laws = _run(pytester, "arm.xml")  # keyframe 0: hanging down, the motor holds it
+    assert _law(laws, "arm.xml", "model-actuator-authority")["outcome"] == "passed"
+    pytester.makeini("[pytest]\nphyslaw_model_keyframe = level\n")
+    _, laws = _run(pytester, "arm.xml")
+    assert _law(laws, "arm.xml", "model-actuator-authority")["outcome"] == "failed"
+    pytester.makeini("[pytest]\nphyslaw_model_keyframe = sideways\n")
+    result = pytester.runpytest_inprocess("--physlaw-model=arm.xml", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*arm.xml: ini physlaw_model_keyframe = 'sideways': the model has no such keyframe*"])
+
+
+def test_controls_none_leaves_the_exercised_run_out(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("blowup.xml").write_text(BREAKING["model-no-warnings"])
+    pytester.makeini("[pytest]\nphyslaw_model_controls = none\n")
+    _, laws = _run(pytester, "blowup.xml")
+    assert _law(laws, "blowup.xml", "model-no-warnings")["outcome"] == "passed"
+    pytester.makeini("[pytest]\nphyslaw_model_controls = random\n")
+    result = pytester.runpytest_inprocess("--physlaw-model=blowup.xml", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*physlaw_model_controls = 'random': must be one of seeded, none*"])
