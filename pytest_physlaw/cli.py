@@ -3,6 +3,8 @@
   pytest-physlaw compare OLD.json NEW.json [--markdown PATH]   the gate's rules; exit 1 on regressions
   pytest-physlaw show REPORT.json [-q | -v]                     the law table of a saved report
   pytest-physlaw merge A.json B.json ... -o ALL.json            shards of one run as one report
+  pytest-physlaw history R1.json R2.json ... [--law ID] [-o F]  each law's values across reports (history.py)
+  pytest-physlaw new-gap PAGE --test NODEID                     a known-gap page to fill in (new_gap.py)
 
 Exit status: 0 fine, 1 regressions (compare), 2 a bad file or bad arguments (a message, never a
 traceback). Also `python -m pytest_physlaw`.
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from pytest_physlaw import files, gaps, gate, markdown, report, reportfile, table
+from pytest_physlaw import files, gaps, gate, history, markdown, new_gap, report, reportfile, table
 from pytest_physlaw.record import LawRecord
 from pytest_physlaw.rows import plural
 from pytest_physlaw.session import LawSession
@@ -34,7 +36,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args, out)
-    except (CommandError, reportfile.ReportError) as exc:
+    except (CommandError, reportfile.ReportError, history.HistoryError, new_gap.GapPageError) as exc:
         print(f"pytest-physlaw {args.command}: {exc}", file=sys.stderr)
         return 2
 
@@ -57,6 +59,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("reports", metavar="REPORT.json", nargs="+")
     p.add_argument("-o", "--output", metavar="ALL.json", required=True)
     p.set_defaults(func=merge_command)
+    p = sub.add_parser("history", help="each law's value and bounds across saved reports, in the order given")
+    p.add_argument("reports", metavar="REPORT.json", nargs="+", help="reports or baselines, oldest first")
+    p.add_argument("--law", action="append", metavar="ID", help="only this law: id, nodeid, file or pattern")
+    p.add_argument("-o", "--output", action="append", metavar="FILE", help="FILE.png, .svg, .pdf: the plot; "
+                   "FILE.md: the Markdown table (repeatable)")
+    p.set_defaults(func=history.command)
+    p = sub.add_parser("new-gap", help="write a known-gap page for a test to fill in")
+    p.add_argument("page", metavar="PAGE", help="the page to write, e.g. docs/known_gaps/name.md")
+    p.add_argument("--test", required=True, metavar="NODEID", help="the test that keeps the gap")
+    p.set_defaults(func=new_gap.command)
     return parser
 
 
