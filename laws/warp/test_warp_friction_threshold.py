@@ -33,7 +33,9 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-pytest.importorskip("mujoco_warp")
+from fixtures.warp.support import skip_unless_supported
+
+skip_unless_supported()  # mujoco-warp missing, or of another release than MuJoCo
 
 from fixtures.solver.slope_runs import friction_threshold, run_slope  # noqa: E402
 from fixtures.solver.scenes import slope  # noqa: E402

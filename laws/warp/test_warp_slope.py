@@ -29,7 +29,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("mujoco_warp")
+from fixtures.warp.support import skip_unless_supported
+
+skip_unless_supported()  # mujoco-warp missing, or of another release than MuJoCo
 
 from fixtures.solver.slope_runs import HOLD_FACTOR  # noqa: E402
 from fixtures.warp.route import device_kind, float32_rounding_m, warp_solvers  # noqa: E402

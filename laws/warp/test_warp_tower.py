@@ -25,7 +25,9 @@ import mujoco
 import numpy as np
 import pytest
 
-pytest.importorskip("mujoco_warp")
+from fixtures.warp.support import skip_unless_supported
+
+skip_unless_supported()  # mujoco-warp missing, or of another release than MuJoCo
 
 from fixtures.solver.convergence import REFERENCE_ITERATIONS, REFERENCE_TOLERANCE, cold_solve  # noqa: E402
 from fixtures.settled import step_iterations  # noqa: E402
