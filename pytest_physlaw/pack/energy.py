@@ -18,7 +18,6 @@ Measured:
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 import mujoco
 import numpy as np

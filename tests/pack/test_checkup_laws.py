@@ -4,7 +4,6 @@ physics; and what a user controls (accepted findings, keyframe, horizon, control
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
