@@ -60,13 +60,16 @@ def named_files(text: str) -> set[str]:
 
 def page_problems(rootdir: Path, gap_dir: str, kept: dict[str, list[tuple[str, str]]], *,
                   collected_files: set[str], args: Iterable[str], whole: bool,
-                  judge_orphans: bool = True) -> list[str]:
+                  judge_orphans: bool = True, skipped_files: Iterable[str] = ()) -> list[str]:
     """Orphan pages and pages that do not name their tests' files, one message per problem.
 
     `kept` maps a page to (nodeid, test file) of the collected tests that keep it. In a whole run
     every page is judged as a possible orphan; in a narrower one only a page all of whose named
-    test files this run collected whole (so a test elsewhere cannot be keeping it).
+    test files this run collected whole (so a test elsewhere cannot be keeping it). A page naming a
+    module skipped at collection (`skipped_files`: an optional route that cannot run here) is not an
+    orphan: its tests were not collected, they did not go away.
     """
+    skipped = set(skipped_files)
     args = list(args)
     problems = []
     for page in pages(rootdir, gap_dir):
@@ -74,6 +77,8 @@ def page_problems(rootdir: Path, gap_dir: str, kept: dict[str, list[tuple[str, s
         keepers = kept.get(page, [])
         if not keepers:
             files = named_files(text)
+            if files & skipped:
+                continue
             judged = whole or (files and all(f in collected_files and covers(args, f) for f in files))
             if judge_orphans and judged:
                 problems.append(f"orphan known-gap page {page}: no collected test keeps it; mark the test that "

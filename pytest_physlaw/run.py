@@ -78,7 +78,7 @@ class LawRun:
             Path(config.rootpath), options.gap_dir(config), kept,
             collected_files={r.path for r in state.collected.values()} | item_files,
             args=state.collect_args, whole=whole_run(config, state.collect_args),
-            judge_orphans=not state.collect_errors,
+            judge_orphans=not state.collect_errors, skipped_files=state.skipped_modules,
         ))
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:

@@ -145,6 +145,25 @@ def test_an_orphan_page_fails_the_session_naming_it(gap_suite):
     assert "proxy-mass.md: no collected test" not in result.stdout.str()
 
 
+def test_a_page_whose_module_skips_at_collection_is_no_orphan(gap_suite):
+    """An optional route that cannot run here (its module skips at import) leaves its gap pages kept."""
+    page(gap_suite, "route-gap.md", "# Kept by test_route.py\n")
+    gap_suite.makepyfile(test_route="""
+        import pytest
+        pytest.skip("the route needs a package not installed here", allow_module_level=True)
+
+        @pytest.mark.known_gap("docs/known_gaps/route-gap.md")
+        def test_route_gap(law):
+            law.check("q", 2.0, le=1.0)
+    """)
+    result = gap_suite.runpytest("-k", "holds or route")
+    assert "route-gap.md" not in result.stdout.str()
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    gap_suite.path.joinpath("test_route.py").unlink()
+    result = gap_suite.runpytest("-k", "holds")
+    result.stdout.fnmatch_lines(["orphan known-gap page docs/known_gaps/route-gap.md: no collected test keeps it*"])
+
+
 def test_deselected_keepers_count_so_minus_k_and_minus_m_raise_no_orphan(gap_suite):
     for args in (["-k", "nothing_matches"], ["-m", "not law"]):
         result = gap_suite.runpytest(*args)
