@@ -9,6 +9,7 @@ file (`-v` shows every row; the report keeps them all).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from pytest_physlaw.gate import GateResult
@@ -71,33 +72,35 @@ def _one_line_per_check(rows: list[Row], width: int) -> list[str]:
     name_width = max(NAME_MIN, left) if width else LAW_WIDTH
     cells: list[tuple[str, ...]] = [HEADER]
     headings: dict[int, list[str]] = {}
+    for row, path, name, new_file, first in _by_law(rows):
+        if new_file:
+            headings[len(cells)] = [path]
+        cells.append(("  " + shorten(in_file(name, path), name_width) if first else "", row.law_id if first else "",
+                      *row.cells()[2:]))
+    return _under_headings(align(cells), headings)
+
+
+def _by_law(rows: list[Row]) -> Iterator[tuple[Row, str, str, bool, bool]]:
+    """Each row with its file path and test name, whether it starts a file and whether it starts a law."""
     last = None
     for row in rows:
         path, _, name = row.law.partition("::")
-        if path != (last or "").partition("::")[0]:
-            headings[len(cells)] = [path]
-        first = row.law != last
-        cells.append(("  " + shorten(in_file(name, path), name_width) if first else "", row.law_id if first else "",
-                      *row.cells()[2:]))
+        yield row, path, name, path != (last or "").partition("::")[0], row.law != last
         last = row.law
-    return _under_headings(align(cells), headings)
 
 
 def _stacked(rows: list[Row], width: int) -> list[str]:
     """A narrow terminal's table: a line per law (name and id), its checks indented below it."""
     cells: list[tuple[str, ...]] = [("    " + HEADER[2], *HEADER[3:])]
     headings: dict[int, list[str]] = {}
-    last = None
-    for row in rows:
-        path, _, name = row.law.partition("::")
-        if path != (last or "").partition("::")[0]:
+    for row, path, name, new_file, first in _by_law(rows):
+        if new_file:
             headings[len(cells)] = [path]
-        if row.law != last:
+        if first:
             tail = f"  {row.law_id}" if row.law_id else ""
             title = "  " + shorten(in_file(name, path), max(width - 2 - len(tail), NAME_MIN)) + tail
             headings.setdefault(len(cells), []).append(title)
         cells.append(("    " + row.quantity, *row.cells()[3:]))
-        last = row.law
     return [HEADER[0] + "  " + HEADER[1]] + _under_headings(align(cells), headings)
 
 
