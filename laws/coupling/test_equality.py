@@ -54,22 +54,10 @@ def _scene(case: str) -> BodyScene:
     return BodyScene.at_rest(build(), body)
 
 
-def _equality_rows(scene: BodyScene) -> tuple[np.ndarray, np.ndarray]:
-    """MuJoCo's equality rows at the scene's state: G (dense, from efc_J) and their regulariser efc_R."""
-    model, data = scene.model, scene.data
-    G = np.zeros((data.nefc, model.nv))
-    if mujoco.mj_isSparse(model):
-        mujoco.mju_sparse2dense(G, data.efc_J, data.efc_J_rownnz, data.efc_J_rowadr, data.efc_J_colind)
-    else:
-        G[:] = data.efc_J[: data.nefc * model.nv].reshape(data.nefc, model.nv)
-    rows = data.efc_type[: data.nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY
-    return G[rows], data.efc_R[: data.nefc][rows].copy()
-
-
 def _softness(scene: BodyScene, axis: np.ndarray) -> float:
     """f^T R f: how much more the stiff (soft) equalities let the body answer a 1 N push along `axis`."""
     model, data = scene.model, scene.data
-    G, R = _equality_rows(scene)
+    G, R = coupling.equality_rows(model, data)  # MuJoCo's equality rows of efc_J and their efc_R
     solved = np.zeros_like(G)
     mujoco.mj_solveM(model, data, solved, G)  # G M^-1, from MuJoCo's factor of M
     jacp, jacr = np.zeros((3, model.nv)), np.zeros((3, model.nv))
