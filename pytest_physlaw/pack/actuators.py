@@ -66,9 +66,9 @@ def _holding(model: mujoco.MjModel, keyframe: str) -> tuple[mujoco.MjData, np.nd
     mujoco.mj_forward(model, data)
     need = data.qfrc_bias - data.qfrc_passive
     forces = []  # each actuator's least and most force
-    for end in (0, 1):  # each actuator's force at either end of its control range (activation there too)
+    for ends in _control_ends(model):  # each actuator's force at either end of its ctrlrange (activation there too)
         trial = copy.copy(data)
-        trial.ctrl[:] = _control_ends(model)[end]
+        trial.ctrl[:] = ends
         if model.na:
             trial.act[:] = _act_at(model, trial.ctrl)
         mujoco.mj_forward(model, trial)
