@@ -5,8 +5,9 @@ passive forces, Newton's third law: internal forces change no momentum).
 
 Passive run: from the starting pose, actuation, contacts, equalities and joint limits off (the soft
 constraints hold energy that `mjData.energy` does not count), gravity, springs, damping and friction
-loss kept. Free flight: each tree whose root joint is free, gravity, contacts, equalities, fluid and
-wind off, the free joint's own damping, friction loss, stiffness and armature zeroed (they act against
+loss kept. Free flight: each tree whose root joint is free, gravity, contacts, fluid and wind off, and the
+equalities that tie a tree to the world or to another tree (those inside a tree, and its joint limits, hold
+the robot together and are internal: kept), the free joint's own damping, friction loss, stiffness and armature zeroed (they act against
 the world), seeded velocities, the starting controls held (actuators are internal forces; controls
 redrawn in steps would make stiff servos' impulses, which no timestep of a real robot resolves).
 The integrator's error is told from a physical gain by halving the timestep: an error shrinks with it.
@@ -99,8 +100,15 @@ def _passive(model: mujoco.MjModel, steps: int, keyframe: str) -> tuple[float, n
 
 
 def _flight_model(model: mujoco.MjModel) -> mujoco.MjModel:
+    """The model in free flight: no gravity, contact, fluid or wind; equalities that tie a tree to the world,
+    a mocap body or another tree off; the constraints inside one tree (its joint limits, its joint, tendon,
+    connect and weld equalities) kept: they hold the robot together and are internal forces."""
     m = copy.copy(model)
-    m.opt.disableflags |= QUIET | DSBL.mjDSBL_GRAVITY
+    m.opt.disableflags |= DSBL.mjDSBL_CONTACT | DSBL.mjDSBL_GRAVITY
+    for e in range(m.neq):
+        trees = runs.equality_trees(m, e)
+        if len(trees) != 1 or -1 in trees:
+            m.eq_active0[e] = 0
     m.opt.density, m.opt.viscosity, m.opt.wind[:] = 0.0, 0.0, 0.0
     free = m.jnt_type == mujoco.mjtJoint.mjJNT_FREE
     m.jnt_stiffness[free] = 0.0

@@ -137,3 +137,24 @@ def floating_roots(model: mujoco.MjModel) -> list[int]:
     free = int(mujoco.mjtJoint.mjJNT_FREE)
     return [int(model.jnt_bodyid[j]) for j in range(model.njnt)
             if int(model.jnt_type[j]) == free and model.body_parentid[model.jnt_bodyid[j]] == 0]
+
+
+def equality_trees(model: mujoco.MjModel, eq: int) -> set[int]:
+    """The kinematic trees (`body_treeid`; -1 for the world and anything fixed to it, mocap bodies included)
+    whose bodies an equality constraint acts on: its bodies, its sites' or joints' bodies, or every body
+    a tendon of it passes (a site or a wrapping geom on the world puts the world in). A flex: the world."""
+    kind, objtype = int(model.eq_type[eq]), int(model.eq_objtype[eq])
+    kinds, tree = mujoco.mjtEq, lambda body: int(model.body_treeid[body])
+    if kind in (int(kinds.mjEQ_CONNECT), int(kinds.mjEQ_WELD)):
+        to_body = model.site_bodyid if objtype == int(mujoco.mjtObj.mjOBJ_SITE) else range(model.nbody)
+        return {tree(to_body[o]) for o in (model.eq_obj1id[eq], model.eq_obj2id[eq])}
+    if kind == int(kinds.mjEQ_JOINT):
+        return {tree(model.jnt_bodyid[j]) for j in (model.eq_obj1id[eq], model.eq_obj2id[eq]) if j >= 0}
+    if kind == int(kinds.mjEQ_TENDON):
+        owner = {int(mujoco.mjtWrap.mjWRAP_JOINT): model.jnt_bodyid, int(mujoco.mjtWrap.mjWRAP_SITE): model.site_bodyid,
+                 int(mujoco.mjtWrap.mjWRAP_SPHERE): model.geom_bodyid, int(mujoco.mjtWrap.mjWRAP_CYLINDER): model.geom_bodyid}
+        return {tree(owner[int(model.wrap_type[w])][model.wrap_objid[w]])
+                for t in (model.eq_obj1id[eq], model.eq_obj2id[eq]) if t >= 0
+                for w in range(model.tendon_adr[t], model.tendon_adr[t] + model.tendon_num[t])
+                if int(model.wrap_type[w]) in owner}
+    return {-1}
