@@ -49,8 +49,10 @@ def check_paths(config: pytest.Config) -> None:
 
 
 def write_all(config: pytest.Config, run: LawSession, result: GateResult | None, saved: dict[str, Any] | None,
-              versions: list[str]) -> str | None:
-    """Write every output this run asked for; return the save's summary line (None without a save)."""
+              versions: list[str], catalogue: dict[str, spec.Section] | None = None) -> list[str]:
+    """Write every output this run asked for; return the summary lines of the merges (baseline, catalogue).
+
+    `saved` is the baseline and `catalogue` the law catalogue already at their paths (read at the start)."""
     data = report.build_report(run, versions)
     explicit = config.getoption("law_report", None) is not None
     if explicit or run.records:
@@ -60,10 +62,13 @@ def write_all(config: pytest.Config, run: LawSession, result: GateResult | None,
     md = cli_path(config, "law_markdown")
     if md is not None:
         _write(run, md, lambda p: markdown.write_markdown(p, run, result), "--law-markdown")
-    catalogue = cli_path(config, "law_spec")
-    if catalogue is not None:
-        _write(run, catalogue, lambda p: spec.write_spec(p, run, config.rootpath), "--law-spec")
-    return line
+    lines = [line] if line else []
+    path = cli_path(config, "law_spec")
+    if path is not None:
+        text, summary = spec.merge(run, config.rootpath, catalogue)
+        if _write(run, path, lambda p: files.write_text(p, text), "--law-spec"):
+            lines.append(summary.line(str(config.getoption("law_spec"))))
+    return lines
 
 
 def _save_baseline(config: pytest.Config, run: LawSession, data: dict[str, Any],

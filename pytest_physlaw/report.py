@@ -22,7 +22,7 @@ from pytest_physlaw import files, gaps
 from pytest_physlaw.gate import moves
 from pytest_physlaw.options import DEFAULT_VERSIONS
 from pytest_physlaw.record import SCHEMA_VERSION, LawRecord
-from pytest_physlaw.scope import covers
+from pytest_physlaw.scope import prunable
 from pytest_physlaw.session import LawSession
 
 
@@ -103,7 +103,8 @@ def merge_baseline(old: dict[str, Any] | None, run: LawSession, env: dict[str, A
     from drift keeps its saved value while its verdict and bound hold); a law that
     moved (same identity, new nodeid) replaces its old nodeid; an old law this run did not run is kept,
     unless this run collected its path whole (not deselected, no file left out, no collection error,
-    module not skipped) and it is gone: then it is pruned.
+    module not skipped) and it is gone: then it is pruned. The environment merges alike
+    (`merge_environment`): an entry this run did not record keeps the baseline's.
     """
     summary = SaveSummary()
     old_laws = {d["nodeid"]: d for d in (old or {}).get("laws", [])}
@@ -126,7 +127,7 @@ def merge_baseline(old: dict[str, Any] | None, run: LawSession, env: dict[str, A
     for nodeid, entry in old_laws.items():
         if nodeid in new_laws or nodeid in moved:
             continue
-        if _prunable(nodeid, run):
+        if prunable(nodeid, run):
             summary.pruned.append(nodeid)
         else:
             new_laws[nodeid] = entry
@@ -139,11 +140,24 @@ def merge_baseline(old: dict[str, Any] | None, run: LawSession, env: dict[str, A
     data = {
         "schema_version": SCHEMA_VERSION,
         "complete": True,
-        "environment": {k: v for k, v in env.items() if k not in MACHINE_LOCAL},
+        "environment": merge_environment((old or {}).get("environment", {}), env),
         "laws": [new_laws[k] for k in sorted(new_laws)],
         "gaps": gaps.listing(gap_pages, records),
     }
     return data, summary
+
+
+def merge_environment(old: dict[str, Any], env: dict[str, Any]) -> dict[str, Any]:
+    """The baseline's environment after this run: this run's entries replace the old ones, and an entry
+    this run did not record (a one-file run imports no Warp, no MJX: their versions and devices) keeps
+    the baseline's; `versions` merges package by package alike. Machine-local entries are left out."""
+    merged = {k: v for k, v in old.items() if k not in MACHINE_LOCAL}
+    for key, value in env.items():
+        if key in MACHINE_LOCAL:
+            continue
+        before = merged.get(key)
+        merged[key] = {**before, **value} if isinstance(before, dict) and isinstance(value, dict) else value
+    return merged
 
 
 def _keep_exempt(before: dict[str, Any] | None, entry: dict[str, Any]) -> dict[str, Any]:
@@ -159,12 +173,3 @@ def _keep_exempt(before: dict[str, Any] | None, entry: dict[str, Any]) -> dict[s
         keep = c["drift"] is None and o is not None and all(o.get(k) == c.get(k) for k in same)
         checks.append(o if keep else c)
     return {**entry, "checks": checks}
-
-
-def _prunable(nodeid: str, run: LawSession) -> bool:
-    """Whether this run would have run `nodeid` had it still existed."""
-    if nodeid in run.collected or nodeid in run.deselected or run.leaves_files_out or run.collect_errors:
-        return False
-    if any(covers([m], nodeid) for m in run.skipped_modules):
-        return False
-    return covers(run.collect_args, nodeid)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_physlaw import environment, files, gaps, gate, junit, options, outputs, report, reportfile, table
+from pytest_physlaw import environment, files, gaps, gate, junit, options, outputs, report, reportfile, spec, table
 from pytest_physlaw.record import LawRecord
 from pytest_physlaw.rows import plural
 from pytest_physlaw.scope import collect_args, leaves_files_out, relative, whole_run
@@ -35,8 +35,9 @@ class LawRun:
         self.worker = hasattr(config, "workerinput")
         self.baseline: gate.Baseline | None = None
         self.saved: dict[str, Any] | None = None  # the existing baseline a save merges into
+        self.catalogue: dict[str, spec.Section] | None = None  # the existing catalogue --law-spec merges into
         self.gate: gate.GateResult | None = None
-        self.save_line: str | None = None
+        self.save_lines: list[str] = []  # what the baseline and catalogue merges did
 
     @classmethod
     def register(cls, config: pytest.Config) -> LawRun:
@@ -147,6 +148,13 @@ class LawRun:
             where = (f"--law-save-baseline {self.config.getoption('law_save_baseline')} (the existing baseline a "
                      "save merges into); move it away to start a new one")
             self.saved = _read(save, where)
+        catalogue = outputs.cli_path(self.config, "law_spec")
+        if catalogue is not None:
+            try:
+                self.catalogue = spec.read_catalogue(files.target(catalogue))
+            except spec.CatalogueError as exc:
+                raise pytest.UsageError(f"--law-spec {self.config.getoption('law_spec')} (the existing catalogue a "
+                                        f"run merges into): {exc}; move it away to start a new one") from None
 
     def finish(self, session: pytest.Session) -> None:
         """A worker ships its collection; the controller gates, writes, and sets the exit status once."""
@@ -162,7 +170,7 @@ class LawRun:
             self.gate = gate.compare(self.baseline, state, report.package_versions(names))
             state.regressions = [str(f) for f in self.gate.regressions]
             state.notes = [str(f) for f in self.gate.notes]
-        self.save_line = outputs.write_all(config, state, self.gate, self.saved, names)
+        self.save_lines = outputs.write_all(config, state, self.gate, self.saved, names, self.catalogue)
         junit.write_gate(config, state, self.gate, self.baseline is not None)
         if (state.regressions or state.problems) and session.exitstatus in (pytest.ExitCode.OK,
                                                                              pytest.ExitCode.NO_TESTS_COLLECTED):
@@ -174,8 +182,8 @@ class LawRun:
             return
         tr, state = terminalreporter, self.state
         table.write_summary(tr, state, self.gate, self.config.get_verbosity())
-        if self.save_line:
-            tr.write_line(self.save_line)
+        for line in self.save_lines:
+            tr.write_line(line)
         if state.incomplete is not None and self.baseline is not None:
             tr.write_line(f"the baseline gate did not run: this run is incomplete ({state.incomplete})", yellow=True)
         for warning in state.warnings:

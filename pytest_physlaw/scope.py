@@ -2,7 +2,8 @@
 
 `collect_args` turns `config.args` into rootdir-relative posix paths ("." for the rootdir), keeping a
 "::" node suffix where one was given ("laws/test_a.py::test_b"). `covers` answers whether a nodeid or
-a path lies under one of them, so that a law outside the run's paths is never taken for missing.
+a path lies under one of them, so that a law outside the run's paths is never taken for missing;
+`prunable` whether a saved law (a baseline's, a catalogue's) that this run did not collect is gone.
 """
 
 from __future__ import annotations
@@ -11,8 +12,12 @@ import importlib.util
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from pytest_physlaw.session import LawSession
 
 
 def collect_args(config: pytest.Config) -> list[str]:
@@ -75,3 +80,14 @@ def whole_run(config: pytest.Config, args: Iterable[str]) -> bool:
     """Whether this run collects the whole suite: from the rootdir or testpaths, nothing left out."""
     from_testpaths = getattr(config, "args_source", None) == pytest.Config.ArgsSource.TESTPATHS
     return (from_testpaths or "." in args) and not leaves_files_out(config)
+
+
+def prunable(nodeid: str, run: LawSession) -> bool:
+    """Whether this run would have collected `nodeid` had it still existed: then a law saved under it
+    (in a baseline, a catalogue) that the run did not collect is gone. Never after collection errors
+    or with files left out, nor under a module skipped at collection."""
+    if nodeid in run.collected or nodeid in run.deselected or run.leaves_files_out or run.collect_errors:
+        return False
+    if any(covers([m], nodeid) for m in run.skipped_modules):
+        return False
+    return covers(run.collect_args, nodeid)

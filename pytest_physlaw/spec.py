@@ -9,6 +9,12 @@ A docstring states the law first and keeps its lab notebook below: a line that i
 `Measured:` starts what was measured (figures, commands, machine notes), and the catalogue leaves
 that line and everything after it out, in module and test docstrings alike. The law report keeps
 the whole test docstring.
+
+`--law-spec PATH` merges into the catalogue already at PATH, as `--law-save-baseline` merges into a
+baseline: the laws this run collected are written as it sees them (a law it deselected keeps its
+entry), the laws of files it did not collect are kept, and a law is pruned only where this run
+collected the paths it lived under and it is gone. A run of the whole suite therefore writes what
+a run into an empty file writes, and a one-file run leaves an up-to-date catalogue as it was.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from pathlib import Path
 from pytest_physlaw import files
 from pytest_physlaw.markdown import table
 from pytest_physlaw.record import LawRecord
+from pytest_physlaw.scope import prunable
 from pytest_physlaw.session import LawSession
 
 MEASURED = "Measured:"  # a docstring line that is exactly this starts the lab notebook: left out
@@ -88,20 +95,146 @@ def module_outline(path: Path) -> tuple[str | None, dict[str, int]]:
     return ast.get_docstring(tree), lines
 
 
-def render(run: LawSession, root: Path) -> str:
-    """The catalogue as Markdown."""
+class CatalogueError(ValueError):
+    """An existing file at the --law-spec path that a run cannot merge into; the message says why."""
+
+
+@dataclass
+class Section:
+    """One law file's part of a catalogue: its statement and its laws' blocks, as written."""
+
+    intro: list[str] = field(default_factory=list)  # the module docstring's lines (none without one)
+    laws: dict[str, list[str]] = field(default_factory=dict)  # base nodeid -> its block, ending in ""
+
+
+@dataclass
+class SpecSummary:
+    """What a --law-spec write did to the catalogue, by law (all cases of a test together)."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+
+    def line(self, path: str) -> str:
+        parts = [f"{len(v)} {k}" for k, v in (("added", self.added), ("updated", self.updated),
+                                              ("unchanged", self.unchanged), ("kept", self.kept),
+                                              ("pruned", self.pruned))]
+        return f"law catalogue {path}: " + ", ".join(parts)
+
+
+_FILE = re.compile(r"## (\S.*\.py)")
+_LAW = re.compile(r"`([^`]+)`")
+
+
+def parse(text: str) -> dict[str, Section]:
+    """The sections of a catalogue this module wrote, by law file; CatalogueError for any other text.
+
+    A file starts at a line `## path.py` between blank lines, a law at a line `### ...` followed by a
+    blank line and its test's name in backticks (the lines `render` writes)."""
+    if not text.strip():
+        return {}
+    lines = text.split("\n")
+    if lines[0] != TITLE:
+        raise CatalogueError(f"not a law catalogue (its first line is not {TITLE!r})")
+    sections: dict[str, Section] = {}
+    section: Section | None = None
+    block: list[str] | None = None
+    path = ""
+    for i, line in enumerate(lines):
+        before = lines[i - 1] if i else ""
+        after = lines[i + 1] if i + 1 < len(lines) else ""
+        m = _FILE.fullmatch(line)
+        if m and before == "" and after == "" and m.group(1) not in sections:
+            path, section, block = m.group(1), Section(), None
+            sections[path] = section
+            continue
+        name = _LAW.match(lines[i + 2]) if line.startswith("### ") and after == "" and i + 2 < len(lines) else None
+        if section is not None and name:
+            block = section.laws.setdefault(f"{path}::{name.group(1)}", [])
+        if block is not None:
+            block.append(line)
+        elif section is not None:
+            section.intro.append(line)
+    for section in sections.values():
+        section.intro = _trimmed(section.intro)
+        for base, block in section.laws.items():
+            section.laws[base] = _trimmed(block) + [""]
+    return sections
+
+
+def _trimmed(lines: list[str]) -> list[str]:
+    start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    end = len(lines)
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end]
+
+
+def read_catalogue(path: Path) -> dict[str, Section]:
+    """The catalogue at `path` to merge into ({} where there is none or it is empty)."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return {}
+    except UnicodeDecodeError:
+        raise CatalogueError("not a text file (not UTF-8)") from None
+    except OSError as exc:
+        raise CatalogueError(f"cannot be read: {exc.strerror or exc}") from None
+    return parse(text)
+
+
+def render(run: LawSession, root: Path, old: dict[str, Section] | None = None) -> str:
+    """The catalogue as Markdown: this run's laws merged into `old` (see the module docstring)."""
+    return merge(run, root, old)[0]
+
+
+def merge(run: LawSession, root: Path, old: dict[str, Section] | None = None) -> tuple[str, SpecSummary]:
+    """The catalogue after this run, and what it did: fresh laws, kept ones, pruned ones."""
+    old = old or {}
+    summary = SpecSummary()
+    fresh = laws_by_file(run)
     out = [TITLE, "", PREAMBLE, ""]
-    files = laws_by_file(run)
-    for path in sorted(files):
-        doc, lines = module_outline(root / path)
-        doc = stated(doc)
+    for path in sorted(set(fresh) | set(old)):
+        before = old.get(path, Section())
+        laws: dict[str, list[str]] = {}
+        for base, entry in fresh.get(path, {}).items():
+            prior = before.laws.get(base)
+            if prior is not None and any(_nodeid(base, case) in run.deselected for case in entry.cases):
+                laws[base] = prior  # the run did not see the whole law: it keeps its entry
+                summary.kept.append(base)
+                continue
+            laws[base] = entry_lines(entry)
+            (summary.added if prior is None else summary.unchanged if prior == laws[base]
+             else summary.updated).append(base)
+        for base, block in before.laws.items():
+            if base in laws:
+                continue
+            if prunable(base, run):
+                summary.pruned.append(base)
+            else:
+                laws[base] = block
+                summary.kept.append(base)
+        if not laws:
+            continue
         out += [f"## {path}", ""]
-        if doc:
-            out += [doc, ""]
-        entries = files[path].values()
-        for entry in sorted(entries, key=lambda e: (lines.get(e.base.split("::", 1)[-1], 1 << 30), e.base)):
-            out += entry_lines(entry)
-    return "\n".join(out).rstrip() + "\n"
+        if path in fresh:
+            doc, lines = module_outline(root / path)
+            doc = stated(doc)
+            if doc:
+                out += [doc, ""]
+            order = sorted(laws, key=lambda b: (lines.get(b.split("::", 1)[-1], 1 << 30), b))
+        else:  # a file this run did not collect: as it was
+            out += before.intro + [""] if before.intro else []
+            order = list(laws)
+        for base in order:
+            out += laws[base]
+    return "\n".join(out).rstrip() + "\n", summary
+
+
+def _nodeid(base: str, case: str) -> str:
+    return f"{base}[{case}]" if case else base
 
 
 def entry_lines(entry: Entry) -> list[str]:
@@ -142,5 +275,8 @@ def quantity_lines(entry: Entry) -> list[str]:
     return table(header, body) + [""]
 
 
-def write_spec(path: str | Path, run: LawSession, root: Path) -> Path:
-    return files.write_text(path, render(run, root))
+def write_spec(path: str | Path, run: LawSession, root: Path, old: dict[str, Section] | None = None) -> SpecSummary:
+    """Write the catalogue merged into `old` (see `read_catalogue`) to `path`; say what changed."""
+    text, summary = merge(run, root, old)
+    files.write_text(path, text)
+    return summary

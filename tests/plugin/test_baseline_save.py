@@ -210,3 +210,30 @@ def test_an_exempt_timing_does_not_churn_the_baseline(pytester):
     pytester.makepyfile(test_t=make_timing.format(v=0.5))  # the verdict changed: saved as it is now
     pytester.runpytest("--law-save-baseline", "base.json")
     assert json.loads((pytester.path / "base.json").read_text())["laws"][0]["checks"][0]["value"] == 0.5
+
+
+def test_a_partial_save_keeps_the_environment_entries_it_did_not_record(pytester, monkeypatch):
+    """A one-file run imports no route: the baseline keeps the routes' versions and devices it saved
+    before, and the packages of the ini list this run did not read; what this run recorded replaces them."""
+    write(pytester)
+    pytester.makeconftest('''
+        import os
+
+        def pytest_physlaw_environment(config):
+            version = os.environ.get("PHYSLAW_TEST_ROUTE")
+            return {"route": version, "route_device": "cpu"} if version else {}
+    ''')
+    pytester.makeini("[pytest]\nphyslaw_versions =\n    pytest\n    pluggy\n")
+    monkeypatch.setenv("PHYSLAW_TEST_ROUTE", "1.0")
+    assert pytester.runpytest("--law-save-baseline", "base.json").ret == 0
+    monkeypatch.delenv("PHYSLAW_TEST_ROUTE")
+    pytester.makeini("[pytest]\nphyslaw_versions =\n    pytest\n    no-such-package-physlaw\n")
+    assert pytester.runpytest("--law-save-baseline", "base.json", "-k", "test_x").ret == 0
+    env = json.loads((pytester.path / "base.json").read_text())["environment"]
+    assert env["route"] == "1.0" and env["route_device"] == "cpu"
+    assert set(env["versions"]) == {"pytest", "pluggy", "no-such-package-physlaw"}
+    assert env["versions"]["pluggy"] is not None and env["versions"]["no-such-package-physlaw"] is None
+    assert "platform" not in env and env["python"]
+    monkeypatch.setenv("PHYSLAW_TEST_ROUTE", "2.0")
+    assert pytester.runpytest("--law-save-baseline", "base.json").ret == 0
+    assert json.loads((pytester.path / "base.json").read_text())["environment"]["route"] == "2.0"
