@@ -64,12 +64,24 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--law", action="append", metavar="ID", help="only this law: id, nodeid, file or pattern")
     p.add_argument("-o", "--output", action="append", metavar="FILE", help="FILE.png, .svg, .pdf: the plot; "
                    "FILE.md: the Markdown table (repeatable)")
-    p.set_defaults(func=history.command)
+    p.set_defaults(func=history_command)
     p = sub.add_parser("new-gap", help="write a known-gap page for a test to fill in")
     p.add_argument("page", metavar="PAGE", help="the page to write, e.g. docs/known_gaps/name.md")
     p.add_argument("--test", required=True, metavar="NODEID", help="the test that keeps the gap")
     p.set_defaults(func=new_gap.command)
     return parser
+
+
+def history_command(args: argparse.Namespace, out: TextIO) -> int:
+    """`pytest-physlaw history`: the summary and the Markdown tables from `history`, then the plots from
+    `history_plot` (imported only for a plot: matplotlib)."""
+    built, plots = history.command(args, out)
+    if plots:
+        from pytest_physlaw import history_plot
+
+        for path in plots:
+            out.write(history_plot.write(built, path) + "\n")
+    return 0
 
 
 def compare_command(args: argparse.Namespace, out: TextIO) -> int:

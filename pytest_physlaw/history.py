@@ -275,8 +275,10 @@ def output_kind(path: str) -> str:
     return "markdown" if suffix == ".md" else "plot"
 
 
-def command(args: Any, out: Any) -> int:
-    """`pytest-physlaw history REPORT... [--law ID] [-o FILE]`: the summary on `out`, the outputs written."""
+def command(args: Any, out: Any) -> tuple[History, list[str]]:
+    """`pytest-physlaw history REPORT... [--law ID] [-o FILE]`: the summary on `out`, the Markdown outputs
+    written; returns the history and the plot outputs, which the CLI draws with `history_plot` (this
+    module never imports it: the plot depends on the history, not the other way)."""
     outputs = [(path, output_kind(path)) for path in args.output or []]
     for path, _ in outputs:
         problem = files.output_problem(Path(path))
@@ -288,8 +290,4 @@ def command(args: Any, out: Any) -> int:
         if kind == "markdown":
             files.write_text(path, markdown_text(history))
             out.write(f"{path}: the Markdown table of {plural(len(history.series), 'check')}\n")
-        else:
-            from pytest_physlaw import history_plot  # matplotlib only for a plot
-
-            out.write(history_plot.write(history, path) + "\n")
-    return 0
+    return history, [path for path, kind in outputs if kind == "plot"]
