@@ -1,13 +1,14 @@
-"""`pytest-physlaw`: the gate, the law table and sharded CI on saved reports, without running tests.
+"""`pytest-physlaw`: the gate, the law table and sharded CI on saved reports, and the model check-up.
 
   pytest-physlaw compare OLD.json NEW.json [--markdown PATH]   the gate's rules; exit 1 on regressions
   pytest-physlaw show REPORT.json [-q | -v]                     the law table of a saved report
   pytest-physlaw merge A.json B.json ... -o ALL.json            shards of one run as one report
   pytest-physlaw history R1.json R2.json ... [--law ID] [-o F]  each law's values across reports (history.py)
   pytest-physlaw new-gap PAGE --test NODEID                     a known-gap page to fill in (new_gap.py)
+  pytest-physlaw check PATH... [pytest options]                 the model law pack alone, on MJCF files/folders
 
 Exit status: 0 fine, 1 regressions (compare), 2 a bad file or bad arguments (a message, never a
-traceback). Also `python -m pytest_physlaw`.
+traceback); `check` exits as pytest does (see CHECK_EPILOG). Also `python -m pytest_physlaw`.
 """
 
 from __future__ import annotations
@@ -18,12 +19,30 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from pytest_physlaw import files, gaps, gate, history, markdown, new_gap, report, reportfile, table
+from pytest_physlaw import files, gaps, gate, history, markdown, model_summary, new_gap, report, reportfile, table
 from pytest_physlaw.record import LawRecord
 from pytest_physlaw.rows import plural
 from pytest_physlaw.session import LawSession
 
 FINDING_HEADER = ("law", "quantity", "old", "new", "change", "tolerance", "why")
+
+
+CHECK_EPILOG = """\
+Runs pytest in this process on the models alone: the folders' MJCF files, recursively, not the
+project's tests nor its testpaths; the project's ini (found from the current folder: physlaw_model_accept,
+physlaw_model_keyframe, the horizon...) applies. Without PATH, the models of ini physlaw_models;
+with PATH, those alone. The pytest options (-k, -q/-v, -n 2, --law-baseline=, --law-save-baseline=,
+--law-report=, --law-markdown=, ...) follow the paths; write a path option with "=".
+
+exit status (pytest's):
+  0  every model passed (skipped laws and accepted findings included)
+  1  a finding: a law failed, or the gate failed against --law-baseline (or a law session problem)
+  2  a model given by name did not compile or lacks the ini keyframe (a collection error stops the run)
+  3  an internal error
+  4  usage: no such path, a folder without .xml files, a bad option or ini value, no PATH and no ini models
+  5  no model: the folders hold only include fragments and files that do not compile on their own
+"""
+CHECK_USAGE = "pytest-physlaw check [PATH ...] [pytest options]"
 
 
 class CommandError(Exception):
@@ -32,6 +51,9 @@ class CommandError(Exception):
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["check"]:  # its pytest options are pytest's to parse, not argparse's
+        return check_command(argv[1:], out)
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -69,6 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("page", metavar="PAGE", help="the page to write, e.g. docs/known_gaps/name.md")
     p.add_argument("--test", required=True, metavar="NODEID", help="the test that keeps the gap")
     p.set_defaults(func=new_gap.command)
+    _check_parser(sub)
     return parser
 
 
@@ -82,6 +105,43 @@ def history_command(args: argparse.Namespace, out: TextIO) -> int:
         for path in plots:
             out.write(history_plot.write(built, path) + "\n")
     return 0
+
+
+def _check_parser(sub: Any) -> argparse.ArgumentParser:
+    """`check`'s help (its arguments are split by `check_command`, not by argparse)."""
+    p = sub.add_parser("check", help="run the model law pack alone on MJCF files and folders (pytest's exit status)",
+                       usage=CHECK_USAGE, epilog=CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="The law pack's check-up of each model: the law table, then a summary per model.")
+    p.add_argument("paths", metavar="PATH", nargs="*", help="an MJCF file, or a folder searched for them")
+    p.add_argument("pytest_options", metavar="pytest options", nargs="*", help="passed to pytest as they are")
+    return p
+
+
+def check_command(argv: list[str], out: TextIO) -> int:
+    """`pytest-physlaw check PATH... [pytest options]`: pytest on the models alone; pytest's exit status."""
+    if argv[:1] in (["-h"], ["--help"]):
+        out.write(_check_parser(argparse.ArgumentParser(prog="pytest-physlaw").add_subparsers()).format_help())
+        return 0
+    paths, options = split_check_args(argv)
+    import pytest
+
+    return int(pytest.main(pytest_check_args(paths, options)))
+
+
+def split_check_args(argv: list[str]) -> tuple[list[str], list[str]]:
+    """The leading arguments are paths; from the first option on (or after "--"), pytest's."""
+    i = next((k for k, a in enumerate(argv) if a.startswith("-")), len(argv))
+    paths, options = argv[:i], argv[i:]
+    return paths, options[1:] if options[:1] == ["--"] else options
+
+
+def pytest_check_args(paths: list[str], options: list[str]) -> list[str]:
+    """pytest's arguments for `check`: each path as --physlaw-model=PATH ("=": not a test path, which
+    would move the rootdir), the ini's models replaced by them, and only the models collected."""
+    args = [f"--physlaw-model={p}" for p in paths]
+    if paths:
+        args += ["-o", "physlaw_models="]
+    return [*args, "--physlaw-models-only", *options]
 
 
 def compare_command(args: argparse.Namespace, out: TextIO) -> int:
@@ -131,7 +191,9 @@ def show_command(args: argparse.Namespace, out: TextIO) -> int:
     data = reportfile.read(args.report, args.report)
     run = LawSession.from_report(data)
     writer = _LineWriter(out)
-    table.write_summary(writer, run, None, -1 if args.quiet else (1 if args.verbose else 0))
+    verbosity = -1 if args.quiet else (1 if args.verbose else 0)
+    table.write_summary(writer, run, None, verbosity)
+    model_summary.write_summary(writer, run, verbosity)
     if not run.records:
         out.write(f"{args.report}: no law\n")
     if run.incomplete:
@@ -197,6 +259,7 @@ def merge_reports(shards: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
             "not_run": sorted({d for r in runs for d in r.get("not_run", [])} - ran),
             "skipped_modules": dict(sorted({k: v for r in runs for k, v in r.get("skipped_modules", {}).items()}.items())),
             "leaves_files_out": any(r.get("leaves_files_out", False) for r in runs),
+            **_merged_models(runs),
         },
         "laws": [laws[k][1] for k in sorted(laws)],
         "gaps": gaps.listing({p: sorted(t) for p, t in gap_pages.items()}, records),
@@ -205,3 +268,13 @@ def merge_reports(shards: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         merged["incomplete"] = "; ".join(incomplete)
     reportfile.validate(merged, "the merged report")
     return merged
+
+
+def _merged_models(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The shards' model files (`run.models`), each path once (the first shard's entry), or nothing
+    when no shard ran the model pack (a report without models keeps its form)."""
+    models: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        for entry in run.get("models", []):
+            models.setdefault(entry["path"], entry)
+    return {"models": [models[p] for p in sorted(models)]} if models else {}

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from pytest_physlaw import junit
+from pytest_physlaw import junit, model_summary
 from pytest_physlaw.junit import PropertyCheck
 from pytest_physlaw.run import LawRun
 
@@ -74,6 +74,35 @@ class HtmlLawReport:
         if run.baseline is not None:
             verdict += f" (baseline {self.config.getoption('law_baseline')})"
         postfix.append(gate_summary(run.gate, run.state.problems, verdict))
+        if run.state.models:
+            postfix.append(models_summary(run.state))
+
+
+def models_summary(state: Any) -> str:
+    """The per-model summary (`model_summary`): a table row per model, its findings in the last cell,
+    then the files left out."""
+    rows = model_summary.model_rows(state)
+    out = [f'<div class="physlaw-models" style="margin-bottom:14px"><h3>Physics laws: models</h3>'
+           f"<p>{escape(model_summary.totals(state, rows))}</p>"]
+    if rows:
+        body = [(*r.cells(), "<br>".join([f'<span style="color:{FAIL}">failed {escape(f)}</span>' for f in r.failed]
+                                         + [f"accepted {escape(f)}" for f in r.accepted]))
+                for r in rows]
+        out.append(_html_table((*model_summary.HEADER, "findings"),
+                               [(*(escape(c) for c in cells[:-1]), cells[-1]) for cells in body]))
+    left = model_summary.left_out(state)
+    if left:
+        out.append("<p><b>Left out (not models)</b></p>")
+        out.append(_html_table(("file", "status", "why"), [tuple(escape(c) for c in row) for row in left]))
+    return "".join(out) + "</div>"
+
+
+def _html_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """A plain table of cells already escaped."""
+    head = "".join(f'<th style="text-align:left;padding:2px 10px 2px 0">{h}</th>' for h in header)
+    body = "".join("<tr>" + "".join(f'<td style="padding:2px 10px 2px 0">{c}</td>' for c in row) + "</tr>"
+                   for row in rows)
+    return f'<table style="border-collapse:collapse;font-size:13px"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def worst_cell(checks: list[PropertyCheck]) -> str:

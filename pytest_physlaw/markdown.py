@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pytest_physlaw import files
+from pytest_physlaw import files, model_summary
 from pytest_physlaw.gate import GateResult
 from pytest_physlaw.rows import HEADER, check_rows, counts, gap_rows
 from pytest_physlaw.session import LawSession
@@ -47,7 +47,27 @@ def render(run: LawSession, gate: GateResult | None = None) -> str:
         lines += ["### Baseline notes", ""]
         lines += [f"- {cell(str(f))}" for f in gate.notes]
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines + models(run))
+
+
+def models(run: LawSession) -> list[str]:
+    """The per-model summary (`model_summary`): a row per model with its findings, the files left out."""
+    if not run.models:
+        return []
+    rows = model_summary.model_rows(run)
+    lines = ["### Models", "", model_summary.totals(run, rows), ""]
+    if rows:
+        cells = [(f"`{r.path}`", *r.cells()[1:], _findings(r)) for r in rows]
+        lines += table((*model_summary.HEADER, "findings"), cells) + [""]
+    out = model_summary.left_out(run)
+    if out:
+        lines += ["### Left out (not models)", ""]
+        lines += table(("file", "status", "why"), [(f"`{p}`", status, why) for p, status, why in out]) + [""]
+    return lines
+
+
+def _findings(row: model_summary.ModelRow) -> str:
+    return "; ".join([f"failed {f}" for f in row.failed] + [f"accepted {f}" for f in row.accepted]) or "-"
 
 
 def write_markdown(path: str | Path | None, run: LawSession, gate: GateResult | None = None) -> str:

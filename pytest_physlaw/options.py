@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_physlaw.model_files import ModelPaths
 from pytest_physlaw.record import DEFAULT_DRIFT, DEFAULT_DRIFT_FLOOR
 
 GROUP = "physlaw"
@@ -54,11 +55,17 @@ def register(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--physlaw-model", dest="physlaw_model", metavar="PATH", action="append", default=[],
-        help="run the model law pack over this MJCF file (repeatable; adds to ini physlaw_models). "
-             "Needs MuJoCo: pip install 'pytest-physlaw[mujoco]'.",
+        help="run the model law pack over this MJCF file, or the MJCF files of this folder, recursively "
+             "(repeatable; adds to ini physlaw_models). Needs MuJoCo: pip install 'pytest-physlaw[mujoco]'.",
+    )
+    group.addoption(
+        "--physlaw-models-only", dest="physlaw_models_only", action="store_true", default=False,
+        help="collect only the model law pack's models: no test paths, not testpaths, not the current folder "
+             "(what `pytest-physlaw check` runs).",
     )
 
-    parser.addini("physlaw_models", "MJCF files the model law pack runs over, relative to the rootdir",
+    parser.addini("physlaw_models", "MJCF files (or folders of them) the model law pack runs over, relative to "
+                  "the rootdir",
                   type="linelist", default=[])
     parser.addini("physlaw_model_seconds", "simulated seconds the model law pack settles each model "
                   f"(default {DEFAULT_MODEL_SECONDS})", default=str(DEFAULT_MODEL_SECONDS))
@@ -144,19 +151,29 @@ def gap_dir(config: pytest.Config) -> str:
     return text
 
 
-def models(config: pytest.Config) -> list[Path]:
-    """The model pack's MJCF files, absolute: --physlaw-model (from the invocation directory), then ini
-    physlaw_models (from the rootdir), each once. A missing file is a UsageError naming it."""
+def models(config: pytest.Config) -> ModelPaths:
+    """The model pack's MJCF files: --physlaw-model (from the invocation directory), then ini physlaw_models
+    (from the rootdir); a folder gives its MJCF files (`model_files`). A missing path, or a folder
+    without any .xml file, is a UsageError naming it."""
     given = [(Path(config.invocation_params.dir), "--physlaw-model", p) for p in config.getoption("physlaw_model") or []]
     given += [(Path(config.rootpath), "ini physlaw_models:", p) for p in config.getini("physlaw_models")]
-    out: list[Path] = []
+    out = ModelPaths()
     for base, where, text in given:
         path = (base / str(text).strip()).resolve()
-        if not path.is_file():
-            raise pytest.UsageError(f"{where} {text}: no such file ({path})")
-        if path not in out:
-            out.append(path)
+        if path.is_dir():
+            if not out.add_folder(path):
+                raise pytest.UsageError(f"{where} {text}: no .xml file in this folder ({path}; hidden folders, "
+                                        "virtual environments and caches are not searched)")
+        elif path.is_file():
+            out.add_file(path)
+        else:
+            raise pytest.UsageError(f"{where} {text}: no such file or folder ({path})")
     return out
+
+
+def models_only(config: pytest.Config) -> bool:
+    """--physlaw-models-only: the run collects the models and nothing else."""
+    return bool(config.getoption("physlaw_models_only", False))
 
 
 def model_seconds(config: pytest.Config) -> float:

@@ -20,6 +20,8 @@ import pytest
 from pytest_physlaw import examples, gaps, html_report, junit, marks, options
 from pytest_physlaw.check import LawChecks, LawViolation
 from pytest_physlaw.fixture import Law
+from pytest_physlaw.model_files import ModelPaths
+from pytest_physlaw.model_summary import ModelSummary
 from pytest_physlaw.outcome import crashed, final_outcome, phase_outcome
 from pytest_physlaw.record import LawRecord
 from pytest_physlaw.run import REPORT_ATTR, LawRun
@@ -72,13 +74,31 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _model_pack(config: pytest.Config) -> None:
-    """Register the model law pack when models are given; only then is MuJoCo imported."""
-    models = options.models(config)
-    if models:
+    """Register the per-model summary when a model path is given, and the model law pack when it names
+    a model file (a folder of include fragments names none); only then is MuJoCo imported."""
+    paths = options.models(config)
+    if options.models_only(config):
+        _collect_only_models(config, paths)
+    if not paths.given():
+        return
+    config.pluginmanager.register(ModelSummary(config, paths), f"physlaw-model-summary-{id(config)}")
+    if paths.files:
         options.model_seconds(config)
         from pytest_physlaw.pack import ModelPack
 
-        config.pluginmanager.register(ModelPack(config, models), f"physlaw-models-{id(config)}")
+        config.pluginmanager.register(ModelPack(config, paths), f"physlaw-models-{id(config)}")
+
+
+def _collect_only_models(config: pytest.Config, paths: ModelPaths) -> None:
+    """--physlaw-models-only: the run's paths are the model files, not testpaths nor the current folder
+    (and the gap pages are not judged as in a whole run)."""
+    if not paths.given():
+        raise pytest.UsageError("--physlaw-models-only: no model given (--physlaw-model=PATH or ini physlaw_models)")
+    if config.args_source == pytest.Config.ArgsSource.ARGS and config.args:
+        raise pytest.UsageError(f"--physlaw-models-only runs the models alone, but test paths were given too: "
+                                f"{' '.join(config.args)} (give models with --physlaw-model=PATH)")
+    config.args[:] = [str(p) for p in paths.files]
+    config.args_source = pytest.Config.ArgsSource.ARGS
 
 
 @pytest.fixture(scope="session")

@@ -86,6 +86,22 @@ def validate(data: Any, where: str) -> None:
         _strings(run.get(key, []), where, f"run.{key}")
     _type(run.get("skipped_modules", {}), dict, where, "run.skipped_modules")
     _type(run.get("leaves_files_out", False), bool, where, "run.leaves_files_out")
+    _models(run.get("models", []), where)
+
+
+MODEL_STATUSES = ("model", "not a model", "collection error")  # as `model_summary` writes them
+
+
+def _models(models: Any, where: str) -> None:
+    """run.models (a model pack run's files; absent in older reports): path, status, why."""
+    _type(models, list, where, "run.models")
+    for j, entry in enumerate(models):
+        at = f"run.models[{j}]"
+        _type(entry, dict, where, at)
+        _type(entry.get("path"), str, where, f"{at}.path")
+        if entry.get("status") not in MODEL_STATUSES:
+            raise ReportError(f"{where}: {at}.status is {entry.get('status')!r}, not one of {', '.join(MODEL_STATUSES)}")
+        _type(entry.get("why", ""), str, where, f"{at}.why")
 
 
 def _type(value: Any, kind: type | tuple[type, ...], where: str, key: str) -> None:

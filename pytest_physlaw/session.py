@@ -34,6 +34,11 @@ class LawSession:
     environment:     extra report environment from `pytest_physlaw_environment` (all processes).
     incomplete:      why this run's records are not the whole of what it selected, or None.
     leaves_files_out: the run skips files under its paths on purpose (--lf, --ignore).
+    models:          the model pack's files (rootdir-relative, as their nodeids) -> {"status": "model",
+                     "not a model" or "collection error", "why": the reason where not a model}; empty
+                     without --physlaw-model (see `model_summary`).
+    model_seconds:   each model's tests' setup, call and teardown durations summed (not in the report:
+                     durations change every run, a report of an unchanged run keeps its bytes).
     """
 
     records: dict[str, LawRecord] = field(default_factory=dict)
@@ -50,6 +55,8 @@ class LawSession:
     environment: dict[str, Any] = field(default_factory=dict)
     incomplete: str | None = None
     leaves_files_out: bool = False
+    models: dict[str, dict[str, str]] = field(default_factory=dict)
+    model_seconds: dict[str, float] = field(default_factory=dict)
 
     def sorted_records(self) -> list[LawRecord]:
         return [self.records[k] for k in sorted(self.records)]
@@ -60,13 +67,16 @@ class LawSession:
 
     def run_json(self) -> dict[str, Any]:
         """What a report keeps of the run besides its laws, for the gate of `pytest-physlaw compare`."""
-        return {
+        out: dict[str, Any] = {
             "collect_args": list(self.collect_args),
             "deselected": sorted(self.deselected),
             "not_run": self.not_run(),
             "skipped_modules": dict(sorted(self.skipped_modules.items())),
             "leaves_files_out": self.leaves_files_out,
         }
+        if self.models:  # only a model pack run has them: other reports keep their bytes
+            out["models"] = [{"path": path, **entry} for path, entry in sorted(self.models.items())]
+        return out
 
     @classmethod
     def from_report(cls, data: dict[str, Any]) -> LawSession:
@@ -78,9 +88,10 @@ class LawSession:
         collected = dict(records)
         for nodeid in run.get("not_run", []):
             collected[nodeid] = LawRecord(nodeid, nodeid.partition("::")[0])
+        models = {m["path"]: {k: v for k, v in m.items() if k != "path"} for m in run.get("models", [])}
         return cls(records=records, collected=collected, deselected=set(run.get("deselected", [])),
                    collect_args=list(run.get("collect_args", [])), skipped_modules=dict(run.get("skipped_modules", {})),
-                   leaves_files_out=bool(run.get("leaves_files_out", False)), gap_pages=gap_pages,
+                   leaves_files_out=bool(run.get("leaves_files_out", False)), gap_pages=gap_pages, models=models,
                    incomplete=None if data.get("complete", True) else data.get("incomplete", "incomplete"))
 
 

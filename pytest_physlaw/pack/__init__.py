@@ -5,6 +5,10 @@ imports no MuJoCo. Each model file becomes a collector of its own (its nodeid is
 relative to the rootdir), holding the laws of `pytest_physlaw.pack.laws`; every case id starts with
 that path, so that two models never share a law identity.
 
+A file given by name that MuJoCo cannot compile, or that has no movable body, is a collection error;
+one found in a folder (`pytest_physlaw.model_files`) is no model on its own (a robot its scene includes,
+an asset list): it is a skipped collector whose reason the per-model summary lists.
+
 A finding the user accepted for a model and law (ini `physlaw_model_accept`, `settings.py`) marks
 that law's tests on that model as a non-strict xfail that only a law violation satisfies: it still
 runs, is reported with the user's reason and is gated like any law.
@@ -22,6 +26,7 @@ import mujoco
 import pytest
 
 from pytest_physlaw.check import LawViolation
+from pytest_physlaw.model_files import ModelPaths
 from pytest_physlaw.pack import measure, runs, settings
 
 MAX_BODIES = 30  # bodies checked per model, in body order; the rest are one skipped case that says so
@@ -35,6 +40,8 @@ class ModelFile(pytest.Module):
     settings: settings.PackSettings
     bodies: list[tuple[int, str]]  # (id, name) of the bodies checked
     skipped_bodies: int
+    named: bool  # given by name (its failure to compile is an error), not found in a folder
+    left_out: str | None = None  # why a file found in a folder is no model
 
     def _getobj(self) -> ModuleType:
         return importlib.import_module("pytest_physlaw.pack.laws")
@@ -43,11 +50,12 @@ class ModelFile(pytest.Module):
         try:
             self.model = mujoco.MjModel.from_xml_path(str(self.path))
         except Exception as exc:  # MuJoCo's ValueError carries the compiler's message
-            raise self.CollectError(f"{self.rel}: MuJoCo {mujoco.__version__} cannot compile this model: {exc}") from None
+            self._refuse(f"MuJoCo {mujoco.__version__} cannot compile this {'model' if self.named else 'file on its own'}: "
+                         + (str(exc) if self.named else _one_line(exc)))
         movable = [(b, self.model.body(b).name or f"body{b}") for b in measure.movable_bodies(self.model)]
         if not movable:
-            raise self.CollectError(f"{self.rel}: the model has no movable body (no body with a degree of "
-                                    "freedom): the pack's laws have nothing to measure")
+            self._refuse("the model has no movable body (no body with a degree of freedom): the pack's laws have "
+                         "nothing to measure")
         try:
             runs.keyframe_id(self.model, self.settings.keyframe)
         except ValueError as exc:
@@ -58,6 +66,13 @@ class ModelFile(pytest.Module):
             self._accept(item)
         return items
 
+    def _refuse(self, why: str) -> None:
+        """A named file is a collection error; a file found in a folder is left out (a skipped collector)."""
+        if self.named:
+            raise self.CollectError(f"{self.rel}: {why}")
+        self.left_out = why
+        raise pytest.skip.Exception(why)
+
     def _accept(self, item: Any) -> None:
         marker = item.get_closest_marker("law") if isinstance(item, pytest.Item) else None
         law_id = marker.args[0] if marker and marker.args else None
@@ -67,11 +82,17 @@ class ModelFile(pytest.Module):
                                               raises=LawViolation, strict=False))
 
 
+def _one_line(exc: Exception) -> str:
+    """MuJoCo's message on one line (its "Element ..., line ..." context joined on)."""
+    return " ".join(str(exc).split())
+
+
 class ModelPack:
     """Plugin object: adds the models to the run's arguments and collects each as a `ModelFile`."""
 
-    def __init__(self, config: pytest.Config, models: list[Path]) -> None:
-        self.models = {p.resolve(): p for p in models}
+    def __init__(self, config: pytest.Config, paths: ModelPaths) -> None:
+        self.models = {p.resolve(): p for p in paths.files}
+        self.named = {p.resolve() for p in paths.named}
         self.settings = settings.read(config)
         known = law_ids()
         for accepted in self.settings.accepted:
@@ -91,7 +112,17 @@ class ModelPack:
         node = ModelFile.from_parent(parent.session, path=file_path, nodeid=rel)
         node.rel = rel
         node.settings = self.settings
+        node.named = file_path.resolve() in self.named
         return node
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
+        """A left-out file's skip names the file, not the line of this module that skipped it."""
+        rep = yield
+        why = getattr(collector, "left_out", None) if isinstance(collector, ModelFile) else None
+        if why is not None and rep.skipped:
+            rep.longrepr = (str(collector.path), None, f"not a model: {why}")
+        return rep
 
 
 def law_ids() -> set[str]:
