@@ -4,9 +4,13 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `solver`: Lesson 20.2's solver laws on the model (cap share, warm start, agreement, Newton).
 - `proxies`: the coupling proxies of its bodies against MuJoCo's answer (held bodies: W_s).
 - `energy`: no energy gained in passive motion; a floating base's momentum in free flight.
-- `rest`: the settled pose (sag, centre of mass, speed), the model's figures, contact load and depth.
+- `inertia`: masses and inertias are matter inside the robot (no tighter than osmium, no wider than the
+  robot) and links are no denser than osmium.
+- `rest`: the settled pose (sag, centre of mass, speed), the model's figures, contact load and depth; the
+  start state without overlaps; a ground the robot can touch and stays above.
 - `actuators`: the actuators can hold the starting pose against gravity.
-- `stepping`: no MuJoCo warning under seeded controls; the timestep resolves the motion.
+- `stepping`: no MuJoCo warning under seeded controls; the timestep resolves the motion and is stable
+  for the stiffest mode.
 
 The scene is run as the model says: its own timestep, integrator and solver options, from its starting
 keyframe (ini `physlaw_model_keyframe`; keyframe 0, else qpos0), over the horizon (the shorter of ini
@@ -25,12 +29,16 @@ from pytest_physlaw.pack.fixtures import (  # noqa: F401
     settled,
     settled_half_step,
 )
+from pytest_physlaw.pack.inertia import test_inertia_is_matter_within_the_robot, test_links_are_no_denser_than_osmium  # noqa: F401
 from pytest_physlaw.pack.proxies import test_scalar_proxy_error_along_the_axis, test_tensor_proxy_answers_like_the_body  # noqa: F401
 from pytest_physlaw.pack.rest import (  # noqa: F401
     test_contacts_carry_a_resting_floating_base,
+    test_floating_bases_can_touch_the_ground,
+    test_floating_bases_stay_above_the_ground,
     test_model_figures,
     test_resting_contacts_sink_less_than_the_geoms,
     test_settled_pose,
+    test_start_state_is_not_interpenetrating,
 )
 from pytest_physlaw.pack.solver import (  # noqa: F401
     test_converged_solvers_agree_on_qacc,
@@ -38,4 +46,8 @@ from pytest_physlaw.pack.solver import (  # noqa: F401
     test_solves_stop_below_the_iteration_cap,
     test_warmstart_saves_iterations,
 )
-from pytest_physlaw.pack.stepping import test_no_mujoco_warning, test_timestep_resolves_the_motion  # noqa: F401
+from pytest_physlaw.pack.stepping import (  # noqa: F401
+    test_no_mujoco_warning,
+    test_timestep_is_stable_for_the_stiffest_mode,
+    test_timestep_resolves_the_motion,
+)

@@ -22,7 +22,7 @@ from pytest_physlaw.pack import runs
 SOURCE = "statics (Newton's first law); MuJoCo documentation, Computation: soft contacts, mj_contactForce"
 REST_SPEED = 1e-3  # m/s: every body's centre of mass slower than this at the end is at rest
 LOAD = 0.02  # of the weight: a tree at rest to REST_SPEED over the last tenth is carried to 2 %
-SINK = 0.5  # of the thinner geom's bounding radius: a contact deeper than that is about to pass through
+SINK = 0.5  # of the thinner geom's smallest half-extent (its radius, for a ball): deeper, it is about to pass through
 
 
 @pytest.mark.law("model-settled-pose", source=SOURCE)
@@ -99,20 +99,83 @@ def test_contacts_carry_a_resting_floating_base(law, pack_model, settled, model_
 def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, model_case) -> None:
     """At the end of the settled run no contact sinks deeper than the compliance it was given (its solimp
     width, over which MuJoCo's impedance rises: a rubber foot's design) or half the thinner geom's
-    bounding radius, whichever is more: deeper, the geom's centre nears the other surface, where the
-    contact normal and the geom's side flip."""
+    smallest half-extent (half its radius, for a ball or capsule), whichever is more: deeper, the geom's middle nears the other
+    surface, where the contact normal and the geom's side flip. Contacts too soft for the load they
+    carry (a solref time constant far above the timestep's scale) sink that deep under the robot's weight."""
     model, final = pack_model.model, settled.final
     if final.ncon == 0:
         pytest.skip(f"{model_case}: no contact at the end of the run")
-    depth, allowed = _contact_depths(model, final)
+    depth, allowed, where = contact_depths(model, final)
     if not depth.size:
-        pytest.skip(f"{model_case}: contacts at the end involve only planes and heightfields (no radius)")
-    law.check("depth_over_allowed", depth / allowed, le=1.0, drift_abs=1e-6,
-              why="penetration over the larger of the contact's solimp width and half the thinner geom's bounding "
-                  "radius; if it fails, stiffen those geoms' contact (a shorter solref time constant, a solimp "
-                  "nearer 1) or accept the finding")
+        pytest.skip(f"{model_case}: contacts at the end involve only planes and heightfields (no extent)")
+    ratio = depth / allowed
+    law.check("depth_over_allowed", ratio, le=1.0, drift_abs=1e-6,
+              why=f"penetration over the larger of the contact's solimp width and half the thinner geom's "
+                  f"smallest half-extent, deepest {where[int(np.argmax(ratio))]}; if it fails, stiffen those geoms' contact "
+                  "(a shorter solref time constant, a solimp nearer 1) or accept the finding")
     law.check("depth_mm", 1000 * float(np.max(depth)), ge=0, unit="mm", drift_abs=1e-6,
               why="deepest contact at rest, recorded for the gate (solref, solimp, mass and gravity move it)")
+
+
+@pytest.mark.law("model-start-penetration", source=SOURCE)
+def test_start_state_is_not_interpenetrating(law, pack_model, settled, model_case) -> None:
+    """At the starting keyframe no two geoms overlap deeper than a resting contact may sink (the larger of
+    its solimp width and half the thinner geom's smallest half-extent): an overlap at the start is pushed apart by
+    MuJoCo's contact spring in the first steps, a force many times the robot's weight that no real start
+    has. The contact force at the start over the model's weight is recorded for the gate."""
+    model, first = pack_model.model, settled.first
+    if first.ncon == 0:
+        pytest.skip(f"{model_case}: no contact at the start")
+    depth, allowed, where = contact_depths(model, first)
+    if not depth.size:
+        pytest.skip(f"{model_case}: contacts at the start involve only planes and heightfields (no extent)")
+    ratio = depth / allowed
+    law.check("start_depth_over_allowed", ratio, le=1.0, drift_abs=1e-6,
+              why=f"overlap at the start over what a resting contact may sink, deepest {where[int(np.argmax(ratio))]} "
+                  f"({1000 * float(np.max(depth)):.3g} mm): move the keyframe's qpos (or the geoms) apart")
+    weight = float(np.sum(model.body_mass) * np.linalg.norm(model.opt.gravity))
+    if weight > 0:
+        law.check("start_force_over_weight", _normal_force(model, first) / weight, ge=0, drift_abs=1e-6,
+                  why="sum of the contacts' normal forces at the start over the model's weight, recorded for the gate")
+
+
+@pytest.mark.law("model-ground-collides", source=SOURCE)
+def test_floating_bases_can_touch_the_ground(law, pack_model, model_case) -> None:
+    """A floating base needs something to stand on: where the model has a ground (a plane or heightfield on
+    the world), each floating tree has a geom that can collide with it (their contype and conaffinity bits
+    meet, or an explicit pair names them). A robot whose collision bits were all cleared falls through its
+    floor. (A fixed or sliding base may hang over a ground drawn only to be seen: not checked.)"""
+    model = pack_model.model
+    grounds, roots = _grounds(model), runs.floating_roots(model)
+    if not grounds.size or not roots:
+        pytest.skip(f"{model_case}: " + ("no floating base" if not roots else
+                                         "no ground (no plane or heightfield on the world body)"))
+    tree_of_geom = model.body_treeid[model.geom_bodyid]
+    touching = np.array([sum(_can_collide(model, g, grounds) for g in np.flatnonzero(tree_of_geom == model.body_treeid[r]))
+                         for r in roots])
+    worst = int(np.argmin(touching))
+    law.check("geoms_touching_ground", touching, ge=1,
+              why=f"geoms of each floating tree that can collide with the ground, fewest {model.body(roots[worst]).name!r}: "
+                  "0 means it cannot stand on the floor; set contype/conaffinity on its collision geoms")
+
+
+@pytest.mark.law("model-base-above-ground", source=SOURCE)
+def test_floating_bases_stay_above_the_ground(law, pack_model, settled, model_case) -> None:
+    """A floating base that starts above a ground plane is above it at the end of the settled run: solid
+    bodies do not pass through the floor. A robot whose feet cannot collide, or whose contacts are far too
+    soft for its weight, ends below it."""
+    model, first, final = pack_model.model, settled.first, settled.final
+    roots, planes = runs.floating_roots(model), _grounds(model, planes_only=True)
+    if not roots or not planes.size:
+        pytest.skip(f"{model_case}: " + ("no floating base" if not roots else "no ground plane on the world body"))
+    heights = lambda data: np.array([[_height(data, p, data.subtree_com[r]) for p in planes] for r in roots])  # noqa: E731
+    above = heights(first) > 0
+    if not above.any():
+        pytest.skip(f"{model_case}: no floating base starts above a ground plane")
+    end = heights(final)[above]
+    law.check("lowest_height_mm", 1000 * float(np.min(end)), gt=0, unit="mm", drift_abs=1e-6,
+              why="height of a floating tree's centre of mass over the ground planes it started above, at the end; "
+                  "below 0 it fell through the floor")
 
 
 # -- measurements ------------------------------------------------------------------------------------
@@ -155,13 +218,53 @@ def _worst(part: np.ndarray, total: np.ndarray) -> str:
     return f"{float(part[int(np.argmax(np.abs(total - 1)))]):.3g} of the weight"
 
 
-def _contact_depths(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
-    """(penetration, what it may reach) of each contact between geoms that have a radius: the larger of the
-    contact's own solimp width (MuJoCo's mix of its geoms') and SINK times the thinner geom's bounding radius."""
-    depth, allowed = [], []
+def contact_depths(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(penetration, what it may reach, which geoms) of each contact between geoms that have a thickness (not
+    planes or heightfields): the larger of the contact's own solimp width (MuJoCo's mix of its geoms') and SINK
+    times the thinner geom's smallest half-extent (from MuJoCo's `geom_aabb`)."""
+    depth, allowed, where = [], [], []
     for c in data.contact[: data.ncon]:
-        radii = [model.geom_rbound[g] for g in (c.geom1, c.geom2) if model.geom_rbound[g] > 0]
-        if radii:
+        thickness = [float(np.min(model.geom_aabb[g, 3:])) for g in (c.geom1, c.geom2) if model.geom_rbound[g] > 0]
+        if thickness:
             depth.append(max(-float(c.dist), 0.0))
-            allowed.append(max(float(c.solimp[2]), SINK * float(min(radii))))
-    return np.array(depth), np.array(allowed)
+            allowed.append(max(float(c.solimp[2]), SINK * min(thickness)))
+            where.append(f"{_geom_name(model, c.geom1)} / {_geom_name(model, c.geom2)}")
+    return np.array(depth), np.array(allowed), where
+
+
+def _geom_name(model: mujoco.MjModel, geom: int) -> str:
+    body = model.body(int(model.geom_bodyid[geom])).name or f"body {model.geom_bodyid[geom]}"
+    return f"{body}:{model.geom(geom).name or geom}"
+
+
+def _normal_force(model: mujoco.MjModel, data: mujoco.MjData) -> float:
+    """Sum of the contacts' normal forces (`mj_contactForce`, its first component)."""
+    force, total = np.zeros(6), 0.0
+    for i in range(data.ncon):
+        mujoco.mj_contactForce(model, data, i, force)
+        total += abs(float(force[0]))
+    return total
+
+
+GROUND_TYPES = (int(mujoco.mjtGeom.mjGEOM_PLANE), int(mujoco.mjtGeom.mjGEOM_HFIELD))
+
+
+def _grounds(model: mujoco.MjModel, planes_only: bool = False) -> np.ndarray:
+    """The world body's planes and heightfields (planes only, if asked)."""
+    kinds = GROUND_TYPES[:1] if planes_only else GROUND_TYPES
+    return np.array([g for g in range(model.ngeom) if model.geom_bodyid[g] == 0 and int(model.geom_type[g]) in kinds],
+                    dtype=int)
+
+
+def _can_collide(model: mujoco.MjModel, geom: int, others: np.ndarray) -> bool:
+    """Whether `geom` may collide with one of `others`: MuJoCo's bit test (contype of one meets conaffinity of
+    the other), or an explicit contact pair."""
+    bits = (model.geom_contype[geom] & model.geom_conaffinity[others]) | (model.geom_conaffinity[geom] & model.geom_contype[others])
+    pairs = {(int(a), int(b)) for a, b in zip(model.pair_geom1, model.pair_geom2)}
+    return bool(np.any(bits)) or any((geom, int(o)) in pairs or (int(o), geom) in pairs for o in others)
+
+
+def _height(data: mujoco.MjData, plane: int, point: np.ndarray) -> float:
+    """Signed distance of `point` from a plane geom along its normal (the geom's z axis)."""
+    normal = data.geom_xmat[plane].reshape(3, 3)[:, 2]
+    return float((point - data.geom_xpos[plane]) @ normal)

@@ -11,6 +11,9 @@ Measured:
 
 from __future__ import annotations
 
+import copy
+
+import mujoco
 import numpy as np
 import pytest
 
@@ -20,6 +23,8 @@ from pytest_physlaw.pack.fixtures import SEED
 SOURCE = "MuJoCo documentation (mjData.warning; numerical integration); MuJoCo Menagerie's model test"
 RESOLVED = 0.1  # of how far the bodies moved: halving the timestep may move them no more than this
 STILL = 1e-6  # m: bodies that moved less than this over the run leave nothing to resolve
+GROWTH = 1e-6  # a linearized step may amplify a mode by this much over 1 and still be round-off
+FD_STEP = 1e-6  # rad or m, m/s: the finite difference of MuJoCo's forces
 
 
 @pytest.mark.law("model-no-warnings", source=SOURCE)
@@ -51,3 +56,103 @@ def test_timestep_resolves_the_motion(law, pack_model, settled, settled_half_ste
               why=f"the largest RMS shift of a body when the timestep is halved ({shift * 1000:.3g} mm), over the "
                   f"farthest any body moved ({moved * 1000:.3g} mm); if it fails, lower <option timestep> or "
                   "accept the finding (ini physlaw_model_accept)")
+
+
+@pytest.mark.law("model-timestep-stable", source=SOURCE + "; linear stability of the integrator (von Neumann)")
+def test_timestep_is_stable_for_the_stiffest_mode(law, pack_model, settings, model_case) -> None:
+    """At the starting pose, one step of the model's integrator, applied to the model linearized there (its
+    mass matrix with armature, and the stiffness and damping of its servos, springs and dampers, from
+    MuJoCo's own forces), amplifies no mode: every eigenvalue of the step map lies inside the unit circle.
+    A stiffer servo, lighter links (armature removed) or a longer timestep push the stiffest mode out,
+    and the model then rings up between steps, whatever its physics. The stiffest mode's rate times the
+    timestep is recorded for the gate (MuJoCo treats damping implicitly in its implicit integrators and
+    joint damping in Euler, stiffness explicitly: explicit stiffness is stable to omega dt = 2)."""
+    model = pack_model.model
+    modes = linear_modes(model, settings.keyframe)
+    if modes is None:
+        pytest.skip(f"{model_case}: nothing stiff at the start pose (no servo, spring or damper acts on a joint)")
+    growth, rate_dt = modes
+    law.check("step_growth", growth, le=1 + GROWTH, drift_abs=1 + GROWTH,
+              why=f"largest eigenvalue modulus of the linearized step ({_integrator(model)}, dt "
+                  f"{model.opt.timestep:g} s); above 1 a mode grows each step: lower <option timestep>, add "
+                  "armature or damping, or soften the servo")
+    law.check("stiffest_rate_dt", rate_dt, ge=0, drift_abs=1e-9,
+              why="the linearized model's fastest rate |s| times the timestep, recorded for the gate")
+
+
+def linear_modes(model: mujoco.MjModel, keyframe: str) -> tuple[float, float] | None:
+    """(spectral radius of the linearized step map, max |s| dt of the continuous one), or None where no
+    stiffness or damping acts. The linearization is MuJoCo's own: K = -d(qfrc_actuator + qfrc_passive)/dq and
+    C = the same over dqvel, by central differences at the start pose and zero velocity, force limits off
+    (a servo saturated at the start is stiff again once it reaches its target); gravity and contacts left
+    out (gravity is slow; contacts are resolved by MuJoCo's solref, which it keeps above 2 dt)."""
+    m = copy.copy(model)
+    m.actuator_forcelimited[:] = 0
+    data = runs.start(m, keyframe)
+    data.qvel[:] = 0
+    mujoco.mj_forward(m, data)
+    mass = np.zeros((m.nv, m.nv))
+    mujoco.mj_fullM(m, data, mass)
+    stiff, damp = _force_slopes(m, data)
+    if not np.any(stiff) and not np.any(damp):
+        return None
+    stiff, damp = _psd(stiff), _psd(damp)
+    h, n = m.opt.timestep, m.nv
+    continuous = np.block([[np.zeros((n, n)), np.eye(n)], [-np.linalg.solve(mass, stiff), -np.linalg.solve(mass, damp)]])
+    step = _step_map(m, mass, stiff, damp, continuous)
+    rate = float(np.max(np.abs(np.linalg.eigvals(continuous))))
+    return float(np.max(np.abs(np.linalg.eigvals(step)))), rate * h
+
+
+def _step_map(model: mujoco.MjModel, mass: np.ndarray, stiff: np.ndarray, damp: np.ndarray,
+              continuous: np.ndarray) -> np.ndarray:
+    """One step of MuJoCo's integrator on x' = F x: RK4 as its Taylor polynomial; Euler and the implicit
+    integrators as semi-implicit Euler, v+ = v + h B (-K q - C v), q+ = q + h v+, B = (M + h C_implicit)^-1,
+    C_implicit = joint damping (Euler) or all of C (implicit, implicitfast)."""
+    h, n, kind = model.opt.timestep, model.nv, int(model.opt.integrator)
+    if kind == int(mujoco.mjtIntegrator.mjINT_RK4):
+        term, step = np.eye(2 * n), np.eye(2 * n)
+        for k in range(1, 5):
+            term = term @ (h * continuous) / k
+            step = step + term
+        return step
+    implicit = np.diag(model.dof_damping) if kind == int(mujoco.mjtIntegrator.mjINT_EULER) else damp
+    gain = np.linalg.inv(mass + h * implicit)
+    dv_dq, dv_dv = -h * gain @ stiff, np.eye(n) - h * gain @ damp
+    return np.block([[np.eye(n) + h * dv_dq, h * dv_dv], [dv_dq, dv_dv]])
+
+
+def _force_slopes(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
+    """(K, C): minus the slopes of qfrc_actuator + qfrc_passive over qpos (through mj_integratePos, so that
+    ball and free joints move on their manifold) and over qvel, by central differences."""
+    def force(qpos: np.ndarray, qvel: np.ndarray) -> np.ndarray:
+        trial = copy.copy(data)
+        trial.qpos[:], trial.qvel[:] = qpos, qvel
+        mujoco.mj_forward(model, trial)
+        return trial.qfrc_actuator + trial.qfrc_passive
+
+    n = model.nv
+    stiff, damp = np.zeros((n, n)), np.zeros((n, n))
+    for i in range(n):
+        ends = []
+        for sign in (1.0, -1.0):
+            qpos, dq = data.qpos.copy(), np.zeros(n)
+            dq[i] = sign * FD_STEP
+            mujoco.mj_integratePos(model, qpos, dq, 1.0)
+            ends.append(force(qpos, data.qvel))
+        stiff[:, i] = -(ends[0] - ends[1]) / (2 * FD_STEP)
+        dv = np.zeros(n)
+        dv[i] = FD_STEP
+        damp[:, i] = -(force(data.qpos, dv) - force(data.qpos, -dv)) / (2 * FD_STEP)
+    return stiff, damp
+
+
+def _psd(matrix: np.ndarray) -> np.ndarray:
+    """The symmetric part with negative eigenvalues cut to 0: a negative stiffness or damping is a physical
+    instability of its own (the energy laws find it), not the step's."""
+    values, vectors = np.linalg.eigh((matrix + matrix.T) / 2)
+    return (vectors * np.maximum(values, 0)) @ vectors.T
+
+
+def _integrator(model: mujoco.MjModel) -> str:
+    return mujoco.mjtIntegrator(int(model.opt.integrator)).name.removeprefix("mjINT_")

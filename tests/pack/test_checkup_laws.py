@@ -42,6 +42,29 @@ BREAKING = {  # law id -> (model, what breaks it)
         </body></worldbody></mujoco>""",
     # a gear of 1e12 on a 10 g arm under seeded controls: MuJoCo resets a bad qacc and warns
     "model-no-warnings": ARM.format(option="", mass=0.01, gear="1e12", keys=""),
+    # a 1 kg arm whose inertia was written in kg mm^2 and read as kg m^2: its mass would lie 1000 m out
+    "model-inertia-physical": """<mujoco><worldbody><body pos="0 0 1"><joint type="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.02"/>
+        <inertial pos="0.25 0 0" mass="1" diaginertia="2e4 2e4 1e2"/></body></worldbody></mujoco>""",
+    # a 20 mm aluminium cube whose 21.6 g were written as 21.6 kg: 2.7 million kg/m^3
+    "model-link-density": """<mujoco><worldbody><body pos="0 0 1"><joint type="hinge" axis="0 1 0"/>
+        <geom type="box" size="0.01 0.01 0.01"/>
+        <inertial pos="0 0 0" mass="21.6" diaginertia="1.44e-3 1.44e-3 1.44e-3"/></body></worldbody></mujoco>""",
+    # a box whose keyframe puts it 8 cm into the floor (its half-extent is 10 cm)
+    "model-start-penetration": """<mujoco><worldbody><geom type="plane" size="2 2 0.1"/>
+        <body pos="0 0 0.05"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body></worldbody>
+        <keyframe><key qpos="0 0 0.02 1 0 0 0"/></keyframe></mujoco>""",
+    # a floor that nothing can touch: the robot's collision bits were cleared
+    "model-ground-collides": """<mujoco><worldbody><geom type="plane" size="2 2 0.1"/>
+        <body pos="0 0 0.2"><freejoint/><geom type="sphere" size="0.05" mass="1" contype="0" conaffinity="0"/>
+        </body></worldbody></mujoco>""",
+    # the same ball, falling through the floor over the run
+    "model-base-above-ground": """<mujoco><worldbody><geom type="plane" size="2 2 0.1" contype="2" conaffinity="2"/>
+        <body pos="0 0 0.2"><freejoint/><geom type="sphere" size="0.05" mass="1"/></body></worldbody></mujoco>""",
+    # a 1 kN m/rad servo on a 1 cm, 10 g pendulum stepped at 10 ms: omega dt = 32, far past 2
+    "model-timestep-stable": """<mujoco><option timestep="0.01"/><worldbody><body pos="0 0 1">
+        <joint name="j" type="hinge" axis="0 1 0"/><geom type="sphere" pos="0.01 0 0" size="0.005" mass="0.01"/>
+        </body></worldbody><actuator><position joint="j" kp="1000"/></actuator></mujoco>""",
     # PGS with one iteration on a stack of boxes stops at its cap every step
     "model-solver-cap-share": """<mujoco><option solver="PGS" iterations="1"/><worldbody><geom type="plane" size="2 2 0.1"/>
         <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>

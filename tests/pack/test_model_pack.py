@@ -46,7 +46,7 @@ def _run(pytester: pytest.Pytester, *models: Path | str, extra: tuple[str, ...] 
 
 def _assert_passed_or_skipped_with_reason(result: pytest.RunResult, laws: dict[str, dict]) -> None:
     outcomes = result.parseoutcomes()
-    assert not {k: v for k, v in outcomes.items() if k not in ("passed", "skipped")}, result.stdout.str()
+    assert not {k: v for k, v in outcomes.items() if k not in ("passed", "skipped", "xfailed")}, result.stdout.str()
     assert outcomes.get("passed", 0) >= 1
     for line in result.stdout.lines:
         if line.startswith("SKIPPED"):
@@ -64,8 +64,17 @@ def test_pack_on_the_repo_scenes(pytester: pytest.Pytester) -> None:
     ]
     (pytester.path / "tower.xml").write_text(solver_scenes.tower_xml(5))
     models.append(pytester.path / "tower.xml")
+    # The toy linkage is drawn for its kinematics: its 30 g coupler is a 3 mm capsule, 64 t/m^3. The pack
+    # says so; the scene keeps its masses (the coupling laws' figures rest on them).
+    reason = "the toy linkage's 30 g coupler is a 3 mm capsule: its masses are drawn for the kinematics"
+    pytester.makeini("[pytest]\nphyslaw_model_accept =\n" + "".join(
+        f"    gripper.xml {law}: {reason}\n" for law in ("model-link-density", "model-inertia-physical")))
     result = _run(pytester, *models)
     laws = _records(pytester)
+    accepted = {n: laws.pop(n) for n in list(laws) if n.startswith("gripper.xml::test_links_are_no_denser")
+                or n.startswith("gripper.xml::test_inertia_is_matter")}
+    assert [r["outcome"] for r in accepted.values()] == ["xfailed", "xfailed"], accepted
+    assert result.parseoutcomes().pop("xfailed") == 2
     _assert_passed_or_skipped_with_reason(result, laws)
     held = [r for n, r in laws.items() if n.startswith("gripper.xml::test_tensor") and r["outcome"] == "passed"]
     assert held and all("held by its equality" in c["why"] for r in held for c in r["checks"])
@@ -88,13 +97,20 @@ def test_every_law_id_names_the_model(pytester: pytest.Pytester) -> None:
 
 
 def test_pack_on_gymnasium_models(pytester: pytest.Pytester) -> None:
-    """Every MJCF file gymnasium ships: every law passes or skips with a reason. The files are copied
-    (none refers to another file): under this checkout's .venv, pytest would load the repo's conftest."""
+    """Every MJCF file gymnasium ships: every law passes or skips with a reason, but for one real finding,
+    accepted. The files are copied (none refers to another file): under this checkout's .venv, pytest would
+    load the repo's conftest."""
     models = [Path(shutil.copy(m, pytester.path)) for m in _gym_models()]
+    # Real: humanoidstandup starts lying with its right lower arm 36 mm into the floor (a 40 mm capsule
+    # nearly buried); MuJoCo pops it out in the first steps.
+    pytester.makeini("[pytest]\nphyslaw_model_accept =\n    humanoidstandup.xml model-start-penetration: "
+                     "the arm starts 36 mm in the floor; gymnasium resets there\n")
     result = _run(pytester, *models)
     laws = _records(pytester)
+    accepted = laws.pop("humanoidstandup.xml::test_start_state_is_not_interpenetrating[humanoidstandup.xml]")
+    assert accepted["outcome"] == "xfailed" and accepted["checks"][0]["value"] > 2
     _assert_passed_or_skipped_with_reason(result, laws)
-    assert {Path(r["path"]).name for r in laws.values()} == {m.name for m in models}
+    assert {Path(r["path"]).name for r in laws.values()} | {"humanoidstandup.xml"} == {m.name for m in models}
 
 
 def test_a_model_that_does_not_compile_is_a_collection_error(pytester: pytest.Pytester) -> None:

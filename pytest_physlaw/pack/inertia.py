@@ -1,0 +1,152 @@
+"""Laws of the model's masses and inertias against matter and against the model's own geometry: a link's
+mass is no more compact than the densest matter allows and lies within its robot; where its geometry is
+the body (its inertia spreads as its geoms do), the body is no denser than the densest material.
+Sources: the densest element, osmium, 22,590 kg/m^3 (CRC Handbook of Chemistry and Physics); the
+radius of gyration (trace(I) = 2 sum m r^2 about the centre of mass); MuJoCo's compiler, which derives a
+body's mass and inertia from its geoms (`inertiafromgeom`), here at a density of 1 to give each body's
+geometric volume and the inertia of that volume.
+
+These catch the units an exporter gets wrong: an inertia in kg mm^2 read as kg m^2 puts the mass
+1000 times farther out than the robot reaches; one read the other way packs it tighter than osmium;
+a link in grams read as kg is 1000 times denser than the metal it is made of.
+
+Measured:
+`pytest --physlaw-model=MODEL.xml -k "inertia or density" -s`; see README ("Your own model").
+"""
+
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+import pytest
+
+SOURCE = ("osmium's density, 22,590 kg/m^3 (CRC Handbook); the radius of gyration; MuJoCo's compiler "
+          "(inertiafromgeom)")
+DENSEST = 22590.0  # kg/m^3, osmium: no matter packs mass tighter
+# A body whose geoms stand for it: the radius of gyration of its inertia within this factor of its geometry's
+# at uniform density. A hollow shape and the solid one differ by sqrt(5/3) = 1.29 (a ball); 2 leaves room for
+# geoms coarser than the part. Further off, the geoms are not the body (a placeholder sphere, a collision
+# stub) and its volume says nothing of its density.
+STANDS_FOR = 2.0
+
+
+@pytest.mark.law("model-inertia-physical", source=SOURCE)
+def test_inertia_is_matter_within_the_robot(law, pack_model, model_case) -> None:
+    """Each jointed body's mass spreads no tighter than a ball of osmium of that mass (the radius of
+    gyration of a uniform ball of radius R is sqrt(3/5) R) and no farther than its robot reaches (the
+    farthest point of the geoms of its tree from its centre of mass): mass is matter inside the robot."""
+    model = pack_model.model
+    bodies = _weighed_bodies(model)
+    if not bodies.size:
+        pytest.skip(f"{model_case}: no jointed body has mass")
+    gyration = _gyration(model, bodies)
+    densest = _densest_gyration(model.body_mass[bodies])
+    reach = _reach(model, bodies)
+    names = [model.body(b).name or f"body {b}" for b in bodies]
+    tight, wide = gyration / densest, gyration / reach
+    law.check("gyration_over_densest", tight, ge=1.0, drift_abs=1e-9,
+              why=f"radius of gyration over an osmium ball's of the same mass; tightest {_named(names, tight, min)}: "
+                  "below 1 the inertia is too small for the mass (an inertia in kg m^2 read as kg mm^2?)")
+    law.check("gyration_over_reach", wide, le=1.0, drift_abs=1e-9,
+              why=f"radius of gyration over the farthest geom point of its tree; widest {_named(names, wide, max)}: "
+                  "above 1 the mass lies outside the robot (an inertia in kg mm^2 read as kg m^2?)")
+
+
+@pytest.mark.law("model-link-density", source=SOURCE)
+def test_links_are_no_denser_than_osmium(law, pack_model, model_case) -> None:
+    """Each jointed body whose geoms stand for it (its inertia's radius of gyration within a factor 2 of its
+    geometry's at uniform density) is no denser than osmium: its mass over its geoms' volume, as MuJoCo's
+    compiler measures that volume. A link in grams read as kg is a thousand times its metal's density."""
+    model = pack_model.model
+    geometry = _geometry(pack_model, model_case)
+    bodies = _weighed_bodies(model)
+    volume = geometry.body_mass[bodies] if bodies.size else bodies
+    solid = bodies[volume > 0] if bodies.size else bodies
+    if not solid.size:
+        pytest.skip(f"{model_case}: no jointed body with mass has geoms with a volume")
+    volume = geometry.body_mass[solid]
+    shape = _gyration(model, solid) / np.sqrt(geometry.body_inertia[solid].sum(axis=1) / (2 * volume))
+    stands = solid[(shape >= 1 / STANDS_FOR) & (shape <= STANDS_FOR)]
+    if not stands.size:
+        pytest.skip(f"{model_case}: no body's inertia spreads as its geoms do (radius of gyration within "
+                    f"{STANDS_FOR:g}x of its geometry's): their volume says nothing of their density")
+    density = model.body_mass[stands] / geometry.body_mass[stands]
+    names = [model.body(b).name or f"body {b}" for b in stands]
+    law.check("density", density, le=DENSEST, unit="kg/m^3", drift_abs=1e-9 * DENSEST,
+              why=f"mass over the volume of its geoms, bodies they stand for ({len(stands)} of {len(solid)}); "
+                  f"densest {_named(names, density, max)}: above osmium's, the mass is wrong (grams read as kg?)")
+
+
+# -- measurements ------------------------------------------------------------------------------------
+
+def _weighed_bodies(model: mujoco.MjModel) -> np.ndarray:
+    """Bodies with a joint of their own and a mass: the links whose inertia the dynamics reads as given
+    (a body welded to its parent moves as part of it; its own share of the inertia is not a link's)."""
+    return np.array([b for b in range(1, model.nbody) if model.body_jntnum[b] and model.body_mass[b] > 0], dtype=int)
+
+
+def _gyration(model: mujoco.MjModel, bodies: np.ndarray) -> np.ndarray:
+    """Radius of gyration about the centre of mass: sqrt(trace(I) / 2m), the RMS distance of the mass."""
+    return np.sqrt(model.body_inertia[bodies].sum(axis=1) / (2 * model.body_mass[bodies]))
+
+
+def _densest_gyration(mass: np.ndarray) -> np.ndarray:
+    """The radius of gyration of a uniform ball of osmium of each mass: sqrt(3/5) R, R = (3m / 4 pi rho)^(1/3)."""
+    return math.sqrt(3 / 5) * (3 * mass / (4 * math.pi * DENSEST)) ** (1 / 3)
+
+
+def _reach(model: mujoco.MjModel, bodies: np.ndarray) -> np.ndarray:
+    """For each body, the farthest point of its tree's geoms (bounding spheres, `geom_rbound`) from its centre
+    of mass, at qpos0."""
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    tree_of_geom = model.body_treeid[model.geom_bodyid]
+    out = np.empty(len(bodies))
+    for i, b in enumerate(bodies):
+        geoms = np.flatnonzero(tree_of_geom == model.body_treeid[b])
+        out[i] = np.max(np.linalg.norm(data.geom_xpos[geoms] - data.xipos[b], axis=1) + model.geom_rbound[geoms],
+                        initial=0.0)
+    return np.maximum(out, 1e-300)
+
+
+def _geometry(pack_model, model_case: str) -> mujoco.MjModel:
+    """The model compiled anew with every body's mass and inertia taken from its geoms at a density of 1
+    (meshes by their convex hulls' volume): body_mass is then each body's geometric volume, m^3."""
+    cached = getattr(pack_model, "_physlaw_geometry", None)
+    if cached is None:
+        try:
+            cached = geometry_model(str(pack_model.path))
+        except Exception as exc:  # MuJoCo's compiler says what it cannot measure
+            cached = f"MuJoCo {mujoco.__version__} cannot compute the volume of its geoms: {exc}".replace("\n", " ")
+        pack_model._physlaw_geometry = cached
+    if isinstance(cached, str):
+        pytest.skip(f"{model_case}: {cached}")
+    return cached
+
+
+def geometry_model(path: str) -> mujoco.MjModel:
+    """The MJCF file at `path` compiled with `inertiafromgeom` on, every geom of density 1 (an explicit geom
+    mass dropped) and no mass or inertia floor; meshes by their convex hull's volume or, where MuJoCo finds
+    the mesh misoriented, by its legacy volume (the sum of its triangles' volumes, each taken positive)."""
+    last = None
+    for kind in (mujoco.mjtMeshInertia.mjMESH_INERTIA_CONVEX, mujoco.mjtMeshInertia.mjMESH_INERTIA_LEGACY):
+        spec = mujoco.MjSpec.from_file(path)
+        spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_TRUE
+        spec.compiler.boundmass = spec.compiler.boundinertia = 0.0
+        for geom in spec.geoms:
+            geom.density, geom.mass = 1.0, math.nan
+            geom.typeinertia = mujoco.mjtGeomInertia.mjINERTIA_VOLUME
+        for mesh in spec.meshes:
+            mesh.inertia = kind
+        try:
+            return spec.compile()
+        except ValueError as exc:
+            last = exc
+    raise last
+
+
+def _named(names: list[str], values: np.ndarray, pick) -> str:
+    i = int(np.argmin(values) if pick is min else np.argmax(values))
+    return f"{names[i]!r} ({float(values[i]):.3g})"
