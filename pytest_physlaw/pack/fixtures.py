@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_physlaw.pack import measure, runs
+from pytest_physlaw.pack import measure, roundoff, runs
 from pytest_physlaw.pack.settings import PackSettings
 
 SEED = 2024  # seeded poses, velocities and controls draw with SEED (+ a body's id where per body)
@@ -50,6 +50,13 @@ def horizon(pack_model: Any, settings: PackSettings) -> int:
 def settled(pack_model: Any, settings: PackSettings, horizon: int) -> runs.Run:
     """The model's own run over the horizon, warm and cold iterations per step."""
     return runs.settled(pack_model.model, horizon, settings.keyframe)
+
+
+@pytest.fixture(scope="module")
+def settled_nudged(pack_model: Any, settings: PackSettings, horizon: int) -> runs.Run:
+    """The settled run again from a start nudged at round-off's size (`roundoff.NUDGE`), warm iterations only:
+    how far round-off alone moves each figure (`roundoff.drift`)."""
+    return runs.settled(pack_model.model, horizon, settings.keyframe, cold=False, nudge=roundoff.NUDGE)
 
 
 @pytest.fixture(scope="module")

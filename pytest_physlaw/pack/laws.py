@@ -28,6 +28,7 @@ from pytest_physlaw.pack.fixtures import (  # noqa: F401
     settings,
     settled,
     settled_half_step,
+    settled_nudged,
 )
 from pytest_physlaw.pack.inertia import test_inertia_is_matter_within_the_robot, test_links_are_no_denser_than_osmium  # noqa: F401
 from pytest_physlaw.pack.proxies import test_scalar_proxy_error_along_the_axis, test_tensor_proxy_answers_like_the_body  # noqa: F401

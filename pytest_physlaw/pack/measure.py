@@ -52,13 +52,14 @@ def agreement(model: mujoco.MjModel, state: Run) -> tuple[float, dict[str, float
     return scale, shares, converged
 
 
-def newton_run(model: mujoco.MjModel, steps: int, keyframe: str, own: Run) -> Run:
-    """The run with Newton: the model's own run when it solves with Newton, else a new one."""
+def newton_run(model: mujoco.MjModel, steps: int, keyframe: str, own: Run, nudge: float = 0.0) -> Run:
+    """The run with Newton: the model's own run when it solves with Newton, else a new one (from a start
+    nudged by `nudge`, as `runs.settled` takes it)."""
     if model.opt.solver == SOLVERS["Newton"]:
         return own
     m = copy.copy(model)
     m.opt.solver = SOLVERS["Newton"]
-    return settled(m, steps, keyframe, cold=False)
+    return settled(m, steps, keyframe, cold=False, nudge=nudge)
 
 
 # -- a body's answer ---------------------------------------------------------------------------------

@@ -13,11 +13,13 @@ Measured:
 
 from __future__ import annotations
 
+import math
+
 import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack import runs
+from pytest_physlaw.pack import roundoff, runs
 
 SOURCE = "statics (Newton's first law); MuJoCo documentation, Computation: soft contacts, mj_contactForce"
 REST_SPEED = 1e-3  # m/s: every body's centre of mass slower than this at the end is at rest
@@ -26,41 +28,58 @@ SINK = 0.5  # of the thinner geom's smallest half-extent (its radius, for a ball
 
 
 @pytest.mark.law("model-settled-pose", source=SOURCE)
-def test_settled_pose(law, pack_model, settled, model_case) -> None:
+def test_settled_pose(law, pack_model, settled, settled_nudged, model_case) -> None:
     """Where the model settles from its starting pose: each body's sag (how far it moved from the start)
     and the height of the model's centre of mass, recorded for the gate; the settled run ends at rest or
-    the law says which body still moves and how fast."""
-    model, first, final = pack_model.model, settled.first, settled.final
-    sag = 1000 * np.linalg.norm(final.xipos[1:] - first.xipos[1:], axis=1)
-    law.check("sag_max_mm", float(np.max(sag)), ge=0, unit="mm", drift_abs=1e-6,
-              why="the farthest any body's centre of mass moved from the start, recorded for the gate")
-    law.check("sag_rms_mm", float(np.sqrt(np.mean(sag**2))), ge=0, unit="mm", drift_abs=1e-6,
-              why="root mean square over the bodies of the same, recorded for the gate")
-    law.check("com_shift_mm", 1000 * float(np.linalg.norm(final.subtree_com[0] - first.subtree_com[0])), ge=0,
-              unit="mm", drift_abs=1e-6, why="the whole model's centre of mass, end against start, recorded")
-    servo = np.flatnonzero(model.actuator_biasprm[:, 1] < 0)  # a position feedback -kp: the force is kp x error
-    if servo.size:
-        error = final.actuator_force[servo] / -model.actuator_biasprm[servo, 1]
-        law.check("servo_error_rms", float(np.sqrt(np.mean(error**2))), ge=0, drift_abs=1e-12,
-                  why="how far the servos stand off their targets at the end (force / kp: load over gain), "
-                      "root mean square, recorded for the gate")
-    speed = _speeds(model, final)
-    law.check("end_speed", float(np.max(speed)), ge=0, unit="m/s", drift_abs=1e-9,
-              why=f"fastest body at the end (at rest below {REST_SPEED} m/s), recorded for the gate")
+    the law says which body still moves and how fast. Each figure may drift by ten times what a nudge of
+    round-off's size at the start moves it (a chaotic run ends elsewhere; a settled one does not)."""
+    figures, nudged = _pose(pack_model.model, settled), _pose(pack_model.model, settled_nudged)
+    for name, (value, unit, zero, why) in figures.items():
+        law.check(name, value, ge=0, unit=unit, drift_abs=zero, why=why,
+                  drift=roundoff.drift(pack_model.config, value, nudged[name][0]))
 
 
 @pytest.mark.law("model-figures", source="the model file")
-def test_model_figures(law, pack_model, settled, model_case) -> None:
+def test_model_figures(law, pack_model, settled, settled_nudged, model_case) -> None:
     """The model's own figures, for the gate to see them move: total mass, nv, nefc after settling and
     the settled pose's drift (the farthest any body moved over the last tenth of the run)."""
-    model = pack_model.model
+    model, config = pack_model.model, pack_model.config
     law.check("total_mass", float(np.sum(model.body_mass)), gt=0, unit="kg", drift_abs=1e-12, why="a model with mass")
     law.check("nv", int(model.nv), ge=1, why="degrees of freedom: a movable body exists")
-    law.check("nefc", settled.nefc, ge=0, drift_abs=0.5, why="constraint rows after settling")
+    law.check("nefc", settled.nefc, ge=0, drift_abs=0.5, why="constraint rows after settling",
+              drift=roundoff.drift(config, settled.nefc, settled_nudged.nefc))
     tail = max(1, settled.steps // 10)
-    moved = np.linalg.norm(settled.xpos[-1] - settled.xpos[-1 - tail], axis=1)
-    law.check("drift_mm", 1000 * float(np.max(moved)), ge=0, unit="mm", drift_abs=1e-6,
-              why=f"over the last {tail} of {settled.steps} steps")
+    law.check("drift_mm", _tail_drift(settled, tail), ge=0, unit="mm", drift_abs=1e-6,
+              why=f"over the last {tail} of {settled.steps} steps",
+              drift=roundoff.drift(config, _tail_drift(settled, tail), _tail_drift(settled_nudged, tail)))
+
+
+def _pose(model: mujoco.MjModel, run: runs.Run) -> dict[str, tuple[float, str | None, float, str]]:
+    """The settled pose's figures: name -> (value, unit, its zero for the gate, why)."""
+    first, final = run.first, run.final
+    sag = 1000 * np.linalg.norm(final.xipos[1:] - first.xipos[1:], axis=1)
+    out = {
+        "sag_max_mm": (float(np.max(sag)), "mm", 1e-6,
+                       "the farthest any body's centre of mass moved from the start, recorded for the gate"),
+        "sag_rms_mm": (float(np.sqrt(np.mean(sag**2))), "mm", 1e-6,
+                       "root mean square over the bodies of the same, recorded for the gate"),
+        "com_shift_mm": (1000 * float(np.linalg.norm(final.subtree_com[0] - first.subtree_com[0])), "mm", 1e-6,
+                         "the whole model's centre of mass, end against start, recorded"),
+    }
+    servo = np.flatnonzero(model.actuator_biasprm[:, 1] < 0)  # a position feedback -kp: the force is kp x error
+    if servo.size:
+        error = final.actuator_force[servo] / -model.actuator_biasprm[servo, 1]
+        out["servo_error_rms"] = (float(np.sqrt(np.mean(error**2))), None, 1e-12,
+                                  "how far the servos stand off their targets at the end (force / kp: load over "
+                                  "gain), root mean square, recorded for the gate")
+    out["end_speed"] = (float(np.max(_speeds(model, final))), "m/s", 1e-9,
+                        f"fastest body at the end (at rest below {REST_SPEED} m/s), recorded for the gate")
+    return out
+
+
+def _tail_drift(run: runs.Run, tail: int) -> float:
+    """The farthest any body moved over the last `tail` steps of the run, mm."""
+    return 1000 * float(np.max(np.linalg.norm(run.xpos[-1] - run.xpos[-1 - tail], axis=1)))
 
 
 @pytest.mark.law("model-contact-carries-weight", source=SOURCE)
@@ -96,7 +115,7 @@ def test_contacts_carry_a_resting_floating_base(law, pack_model, settled, model_
 
 
 @pytest.mark.law("model-contact-depth", source=SOURCE)
-def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, model_case) -> None:
+def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, settled_nudged, model_case) -> None:
     """At the end of the settled run no contact sinks deeper than the compliance it was given (its solimp
     width, over which MuJoCo's impedance rises: a rubber foot's design) or half the thinner geom's
     smallest half-extent (half its radius, for a ball or capsule), whichever is more: deeper, the geom's middle nears the other
@@ -109,11 +128,16 @@ def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, mod
     if not depth.size:
         pytest.skip(f"{model_case}: contacts at the end involve only planes and heightfields (no extent)")
     ratio = depth / allowed
+    nudged_depth, nudged_allowed, _ = contact_depths(model, settled_nudged.final)
+    nudged = (float(np.max(nudged_depth / nudged_allowed)), 1000 * float(np.max(nudged_depth))) if nudged_depth.size \
+        else (math.nan, math.nan)
     law.check("depth_over_allowed", ratio, le=1.0, drift_abs=1e-6,
+              drift=roundoff.drift(pack_model.config, float(np.max(ratio)), nudged[0]),
               why=f"penetration over the larger of the contact's solimp width and half the thinner geom's "
                   f"smallest half-extent, deepest {where[int(np.argmax(ratio))]}; if it fails, stiffen those geoms' contact "
                   "(a shorter solref time constant, a solimp nearer 1) or accept the finding")
     law.check("depth_mm", 1000 * float(np.max(depth)), ge=0, unit="mm", drift_abs=1e-6,
+              drift=roundoff.drift(pack_model.config, 1000 * float(np.max(depth)), nudged[1]),
               why="deepest contact at rest, recorded for the gate (solref, solimp, mass and gravity move it)")
 
 
@@ -160,7 +184,7 @@ def test_floating_bases_can_touch_the_ground(law, pack_model, model_case) -> Non
 
 
 @pytest.mark.law("model-base-above-ground", source=SOURCE)
-def test_floating_bases_stay_above_the_ground(law, pack_model, settled, model_case) -> None:
+def test_floating_bases_stay_above_the_ground(law, pack_model, settled, settled_nudged, model_case) -> None:
     """A floating base that starts above a ground plane is above it at the end of the settled run: solid
     bodies do not pass through the floor. A robot whose feet cannot collide, or whose contacts are far too
     soft for its weight, ends below it."""
@@ -172,8 +196,9 @@ def test_floating_bases_stay_above_the_ground(law, pack_model, settled, model_ca
     above = heights(first) > 0
     if not above.any():
         pytest.skip(f"{model_case}: no floating base starts above a ground plane")
-    end = heights(final)[above]
-    law.check("lowest_height_mm", 1000 * float(np.min(end)), gt=0, unit="mm", drift_abs=1e-6,
+    end, nudged = 1000 * heights(final)[above], 1000 * heights(settled_nudged.final)[above]
+    law.check("lowest_height_mm", float(np.min(end)), gt=0, unit="mm", drift_abs=1e-6,
+              drift=roundoff.drift(pack_model.config, float(np.min(end)), float(np.min(nudged))),
               why="height of a floating tree's centre of mass over the ground planes it started above, at the end; "
                   "below 0 it fell through the floor")
 

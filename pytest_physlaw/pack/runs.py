@@ -81,10 +81,13 @@ def warnings_of(data: mujoco.MjData) -> dict[str, int]:
             for i in range(len(data.warning)) if data.warning[i].number}
 
 
-def settled(model: mujoco.MjModel, steps: int, keyframe: str = "", *, cold: bool = True) -> Run:
-    """`steps` steps from `start`; cold iterations re-solve each step's state with warmstart off (optional)."""
+def settled(model: mujoco.MjModel, steps: int, keyframe: str = "", *, cold: bool = True, nudge: float = 0.0) -> Run:
+    """`steps` steps from `start`; cold iterations re-solve each step's state with warmstart off (optional);
+    `nudge`: the start's positions moved by that share of themselves (`nudged`), a change of round-off's size."""
     step_iterations = kit.scenes("settled").step_iterations
     data = start(model, keyframe)
+    if nudge:
+        nudged(model, data, nudge)
     first = copy.copy(data)
     cold_model = copy.copy(model)
     cold_model.opt.disableflags |= DSBL.mjDSBL_WARMSTART
@@ -103,6 +106,15 @@ def settled(model: mujoco.MjModel, steps: int, keyframe: str = "", *, cold: bool
     return Run(steps, np.array(warm), np.array(cold_n), np.array(capped, dtype=bool), data.qpos.copy(),
                data.qvel.copy(), data.act.copy(), int(data.nefc), np.array(xpos), first, final,
                warnings_of(data))
+
+
+def nudged(model: mujoco.MjModel, data: mujoco.MjData, share: float) -> None:
+    """Move every position coordinate of `data` by `share` of itself (of 1 where it is smaller than 1), the
+    signs alternating, and forward: the start another CPU's or another MuJoCo build's round-off would give."""
+    signs = np.where(np.arange(model.nq) % 2, -1.0, 1.0)
+    data.qpos[:] += share * signs * np.maximum(np.abs(data.qpos), 1.0)
+    mujoco.mj_normalizeQuat(model, data.qpos)
+    mujoco.mj_forward(model, data)
 
 
 def seeded_controls(model: mujoco.MjModel, rng: np.random.Generator) -> np.ndarray:

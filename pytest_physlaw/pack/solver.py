@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack import measure
+from pytest_physlaw.pack import measure, roundoff
 
 SOURCE = "Lesson 20.2 (PGS, CG, Newton); MuJoCo documentation, Computation: Solver"
 CAP_SHARE = 0.05  # of the steps: at most one in 20 may stop unconverged at the iteration cap
@@ -26,28 +26,34 @@ def _solver_name(model: Any) -> str:
 
 
 @pytest.mark.law("model-solver-cap-share", source=SOURCE)
-def test_solves_stop_below_the_iteration_cap(law, pack_model, settled, model_case) -> None:
+def test_solves_stop_below_the_iteration_cap(law, pack_model, settled, settled_nudged, model_case) -> None:
     """At most one step in 20 stops at the iteration cap: a capped solve leaves part of the constraint
     correction out (Lesson 20.2, part 1); the model's own solver, iterations and tolerance."""
     model = pack_model.model
-    law.check("cap_share", float(np.mean(settled.capped)), le=CAP_SHARE, drift_abs=1.0 / settled.steps,
+    share = float(np.mean(settled.capped))
+    law.check("cap_share", share, le=CAP_SHARE, drift_abs=1.0 / settled.steps,
+              drift=roundoff.drift(pack_model.config, share, float(np.mean(settled_nudged.capped))),
               why=f"steps of {_solver_name(model)} that stopped at iterations={model.opt.iterations}: raise "
                   "<option iterations> or loosen tolerance if this fails")
 
 
 @pytest.mark.law("model-warmstart", source=SOURCE)
-def test_warmstart_saves_iterations(law, pack_model, settled, model_case) -> None:
+def test_warmstart_saves_iterations(law, pack_model, settled, settled_nudged, model_case) -> None:
     """At the same states, a warm-started solve needs no more iterations than a cold one: PGS and CG
     start from the last step's answer (Lesson 20.2, part 2); Newton, a few iterations cold, loses at
-    most half of one."""
+    most half of one. Mean counts move under round-off by whole steps' counts: their drift is ten times
+    what the nudged run's warm mean moved (`roundoff`)."""
     cold, warm = float(np.mean(settled.cold)), float(np.mean(settled.warm))
     if cold == 0:
         pytest.skip(f"{model_case}: no step of the run needed a solver iteration (no constraint was active)")
+    nudged_warm = float(np.mean(settled_nudged.warm))
     if _solver_name(pack_model.model) == "Newton":
         law.check("warm_minus_cold", warm - cold, le=0.5, unit="iterations/step", drift_abs=0.01,
+                  drift=roundoff.drift(pack_model.config, warm - cold, nudged_warm - cold),
                   why="Newton starts at or near the minimum either way (quadratic convergence)")
     else:
         law.check("warm_over_cold", warm / cold, le=1.0,
+                  drift=roundoff.drift(pack_model.config, warm / cold, nudged_warm / cold),
                   why="the warm start begins at the better of the last answer and qacc_smooth; the lesson's "
                       "tower of boxes: 0.54 (PGS), 0.60 (CG)")
 
@@ -83,12 +89,15 @@ def test_converged_solvers_agree_on_qacc(law, pack_model, settled, model_case) -
 
 
 @pytest.mark.law("model-newton-iterations", source=SOURCE)
-def test_newton_never_stops_at_the_cap(law, pack_model, settled, settings, horizon, model_case) -> None:
+def test_newton_never_stops_at_the_cap(law, pack_model, settled, settled_nudged, settings, horizon, model_case) -> None:
     """Newton, the model's other options kept, converges on every step before the iteration cap (its
     convergence is quadratic: Lesson 20.2, part 1); its mean iterations a step are recorded for the gate."""
     model = pack_model.model
     run = measure.newton_run(model, horizon, settings.keyframe, settled)
     law.check("capped_steps", int(np.sum(run.capped)), near=0, abs=0,
               why=f"no Newton step stops unconverged at iterations={model.opt.iterations}")
+    nudged = settled_nudged if run is settled else measure.newton_run(model, horizon, settings.keyframe, settled_nudged,
+                                                                      nudge=roundoff.NUDGE)
     law.check("mean_iterations", float(np.mean(run.warm)), ge=0, unit="iterations/step", drift_abs=0.01,
+              drift=roundoff.drift(pack_model.config, float(np.mean(run.warm)), float(np.mean(nudged.warm))),
               why="recorded for the gate: how hard the model's constraints are for Newton (its cap: the check above)")
