@@ -11,8 +11,9 @@ that line and everything after it out, in module and test docstrings alike. The 
 the whole test docstring.
 
 `--law-spec PATH` merges into the catalogue already at PATH, as `--law-save-baseline` merges into a
-baseline: the laws this run collected are written as it sees them (a law it deselected keeps its
-entry), the laws of files it did not collect are kept, and a law is pruned only where this run
+baseline: the laws this run ran are written as it sees them (skipped ones too), a law it
+collected but did not run (deselected, --collect-only, stopped early) keeps its entry, the laws of
+files it did not collect are kept, and a law is pruned only where this run
 collected the paths it lived under and it is gone. A run of the whole suite therefore writes what
 a run into an empty file writes, and a one-file run leaves an up-to-date catalogue as it was.
 """
@@ -201,8 +202,8 @@ def merge(run: LawSession, root: Path, old: dict[str, Section] | None = None) ->
         laws: dict[str, list[str]] = {}
         for base, entry in fresh.get(path, {}).items():
             prior = before.laws.get(base)
-            if prior is not None and any(_nodeid(base, case) in run.deselected for case in entry.cases):
-                laws[base] = prior  # the run did not see the whole law: it keeps its entry
+            if prior is not None and any(_nodeid(base, case) not in run.records for case in entry.cases):
+                laws[base] = prior  # a case did not run (deselected, collect-only, stopped): the entry stays
                 summary.kept.append(base)
                 continue
             laws[base] = entry_lines(entry)

@@ -151,15 +151,25 @@ def test_a_law_gone_from_the_paths_a_run_collected_is_pruned_and_no_other(pytest
     assert (pytester.path / "laws.md").read_text() == (pytester.path / "fresh.md").read_text()
 
 
-def test_a_deselected_law_keeps_its_entry(pytester, laws):
-    """-k leaves a law uncollected in all but name: its entry stays as the last run of it wrote it."""
+def test_a_law_that_did_not_run_keeps_its_entry(pytester, laws):
+    """-k, --collect-only, -x: a law collected but not run (one of its cases) keeps its entry as the
+    last run of it wrote it; a law that ran and skipped is written as it ran, as a run of everything does."""
     laws(creep=2.5, ratio=1.02)
     pytester.runpytest("--law-spec", "laws.md")
     before = (pytester.path / "laws.md").read_text()
+    assert "No checks recorded" not in before
     result = pytester.runpytest("--law-spec", "laws.md", "-k", "test_gap or test_defined_second")
     result.stdout.fnmatch_lines(["*: 0 added, 0 updated, 2 unchanged, 1 kept, 0 pruned"])
     assert (pytester.path / "laws.md").read_text() == before
-    assert "No checks recorded" not in before
+    result = pytester.runpytest("--law-spec", "laws.md", "-k", "not Newton")
+    result.stdout.fnmatch_lines(["*: 0 added, 0 updated, 2 unchanged, 1 kept, 0 pruned"])
+    result = pytester.runpytest("--law-spec", "laws.md", "--collect-only")
+    result.stdout.fnmatch_lines(["*: 0 added, 0 updated, 0 unchanged, 3 kept, 0 pruned"])
+    assert (pytester.path / "laws.md").read_text() == before
+    pytester.makeconftest("import pytest\n\n@pytest.fixture(autouse=True)\ndef _skip():\n    pytest.skip('no')\n")
+    result = pytester.runpytest("--law-spec", "laws.md")
+    result.stdout.fnmatch_lines(["*: 0 added, 3 updated, 0 unchanged, 0 kept, 0 pruned"])
+    assert "No checks recorded" in (pytester.path / "laws.md").read_text()
 
 
 def test_a_run_of_everything_writes_what_it_writes_into_an_empty_file(pytester, laws):
