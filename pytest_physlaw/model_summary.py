@@ -144,8 +144,10 @@ def left_out(run: LawSession) -> list[tuple[str, str, str]]:
 def totals(run: LawSession, rows: list[ModelRow]) -> str:
     """One line: models checked and how many with findings, files left out, the time."""
     failing = sum(1 for r in rows if r.failed)
+    idle = sum(1 for r in rows if not r.outcomes)
     out = left_out(run)
-    text = f"{plural(len(rows), 'model')} checked ({len(rows) - failing} passed, {failing} with findings)"
+    text = f"{plural(len(rows), 'model')} checked ({len(rows) - failing - idle} passed, {failing} with findings"
+    text += f", {idle} with no law run)" if idle else ")"
     not_models = sum(1 for _, status, _ in out if status == NOT_A_MODEL)
     errors = len(out) - not_models
     if not_models:
@@ -172,7 +174,8 @@ def terminal_lines(run: LawSession, verbosity: int = 0) -> list[str]:
     lines.append(totals(run, rows))
     out = left_out(run)
     if out and verbosity >= 0:
-        lines += ["", "left out:"] + ["  " + line for line in align([(p, f"{s}: {w}" if w else s) for p, s, w in out])]
+        lines += ["", "left out (not models):"]
+        lines += ["  " + line for line in align([(p, w if s == NOT_A_MODEL else f"{s}: {w}") for p, s, w in out])]
     return lines
 
 
