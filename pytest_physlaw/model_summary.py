@@ -120,8 +120,8 @@ def model_rows(run: LawSession) -> list[ModelRow]:
 
 
 def finding(record: LawRecord, path: str) -> str:
-    """"law-id[case]: the failed quantities" (the model's path left out of the case), or the outcome
-    where no check failed (a crash, an error)."""
+    """The law id and case (the model's path left out), then its failed quantities, or its outcome where
+    no check failed (a crash, an error): "model-contact-depth: depth_over_radius"."""
     quantities = [c.quantity for c in record.checks if not c.passed]
     return f"{law_name(record, path)}: {', '.join(quantities) if quantities else record.outcome}"
 
