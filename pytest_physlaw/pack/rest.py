@@ -84,11 +84,12 @@ def _tail_drift(run: runs.Run, tail: int) -> float:
 
 @pytest.mark.law("model-contact-carries-weight", source=SOURCE)
 def test_contacts_carry_a_resting_floating_base(law, pack_model, settled, model_case) -> None:
-    """A floating base at rest stands on its contacts and its medium: the contact forces on its tree from
-    anything outside it (`mj_contactForce`), with its buoyancy (MuJoCo models it as gravity compensation,
-    `gravcomp`) and the fluid's forces, carry its weight, within 2 %. A tree also held by a tendon, an
-    equality or an applied force fails, and the message says how much the contacts carry. A model that
-    turns gravity off (its option flag) has no weight to carry."""
+    """A floating base at rest stands on its contacts, its medium and its thrust: the contact forces on its
+    tree from anything outside it (`mj_contactForce`), with its buoyancy (MuJoCo models it as gravity
+    compensation, `gravcomp`), the fluid's forces and the actuators that push it from outside (a drone's
+    rotors), carry its weight, within 2 %. A tree also held by a tendon, an equality or an applied force
+    fails, and the message says how much the contacts carry. A model that turns gravity off (its option
+    flag) has no weight to carry."""
     model, final = pack_model.model, settled.final
     roots = runs.floating_roots(model)
     if not roots:
@@ -110,8 +111,8 @@ def test_contacts_carry_a_resting_floating_base(law, pack_model, settled, model_
     contact = np.array([float(_contact_force_on(model, final, r) @ up) for r in resting]) / weights
     medium = np.array([float(_medium_force_on(model, final, r) @ up) for r in resting]) / weights
     law.check("load_over_weight", contact + medium, near=1.0, abs=LOAD,
-              why=f"contact force (worst tree: {_worst(contact, contact + medium)}) and buoyancy and fluid forces "
-                  f"({_worst(medium, contact + medium)}) along gravity's opposite over the tree's weight, trees at rest")
+              why=f"contact force (worst tree: {_worst(contact, contact + medium)}) and buoyancy, fluid forces and "
+                  f"thrust ({_worst(medium, contact + medium)}) along gravity's opposite over the tree's weight, trees at rest")
 
 
 @pytest.mark.law("model-contact-depth", source=SOURCE)
@@ -170,7 +171,7 @@ def test_floating_bases_can_touch_the_ground(law, pack_model, model_case) -> Non
     meet, or an explicit pair names them). A robot whose collision bits were all cleared falls through its
     floor. (A fixed or sliding base may hang over a ground drawn only to be seen: not checked.)"""
     model = pack_model.model
-    grounds, roots = _grounds(model), runs.floating_roots(model)
+    grounds, roots = _grounds(model), _standing_roots(model)
     if not grounds.size or not roots:
         pytest.skip(f"{model_case}: " + ("no floating base" if not roots else
                                          "no ground (no plane or heightfield on the world body)"))
@@ -189,7 +190,7 @@ def test_floating_bases_stay_above_the_ground(law, pack_model, settled, settled_
     bodies do not pass through the floor. A robot whose feet cannot collide, or whose contacts are far too
     soft for its weight, ends below it."""
     model, first, final = pack_model.model, settled.first, settled.final
-    roots, planes = runs.floating_roots(model), _grounds(model, planes_only=True)
+    roots, planes = _standing_roots(model), _grounds(model, planes_only=True)
     if not roots or not planes.size:
         pytest.skip(f"{model_case}: " + ("no floating base" if not roots else "no ground plane on the world body"))
     heights = lambda data: np.array([[_height(data, p, data.subtree_com[r]) for p in planes] for r in roots])  # noqa: E731
@@ -230,12 +231,14 @@ def _contact_force_on(model: mujoco.MjModel, data: mujoco.MjData, root: int) -> 
 
 
 def _medium_force_on(model: mujoco.MjModel, data: mujoco.MjData, root: int) -> np.ndarray:
-    """The world-frame force of the medium on `root`'s tree: buoyancy (`qfrc_gravcomp`) and the fluid's force
-    (`qfrc_fluid`), read at the root's free joint, whose translational dofs are the world's axes: on them a
-    generalized force is the sum of the forces on the whole tree."""
+    """The world-frame force on `root`'s tree of its medium and of actuators that push it from outside:
+    buoyancy (`qfrc_gravcomp`), the fluid's force (`qfrc_fluid`) and thrust (`qfrc_actuator`), read at the root's
+    free joint, whose translational dofs are the world's axes: on them a generalized force is the sum of the
+    forces on the whole tree, and an actuator inside the tree (a joint's, a tendon's between its bodies)
+    gives none."""
     joints = range(model.body_jntadr[root], model.body_jntadr[root] + model.body_jntnum[root])
     dof = next(int(model.jnt_dofadr[j]) for j in joints if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE)
-    return (data.qfrc_gravcomp + data.qfrc_fluid)[dof:dof + 3].copy()
+    return (data.qfrc_gravcomp + data.qfrc_fluid + data.qfrc_actuator)[dof:dof + 3].copy()
 
 
 def _worst(part: np.ndarray, total: np.ndarray) -> str:
@@ -279,6 +282,19 @@ def _grounds(model: mujoco.MjModel, planes_only: bool = False) -> np.ndarray:
     kinds = GROUND_TYPES[:1] if planes_only else GROUND_TYPES
     return np.array([g for g in range(model.ngeom) if model.geom_bodyid[g] == 0 and int(model.geom_type[g]) in kinds],
                     dtype=int)
+
+
+def _standing_roots(model: mujoco.MjModel) -> list[int]:
+    """Floating roots of trees that are bodies to stand: a robot (a joint besides its free one) or an object
+    that collides. A lone free body that collides with nothing is a marker (a goal, a target drawn for the
+    eye) and is placed by its program, not by physics."""
+    tree_of_geom = model.body_treeid[model.geom_bodyid]
+    def standing(root: int) -> bool:
+        tree = model.body_treeid[root]
+        jointed = np.count_nonzero(model.body_treeid[model.jnt_bodyid] == tree) > 1
+        geoms = tree_of_geom == tree
+        return bool(jointed or np.any((model.geom_contype[geoms] | model.geom_conaffinity[geoms]) != 0))
+    return [r for r in runs.floating_roots(model) if standing(r)]
 
 
 def _can_collide(model: mujoco.MjModel, geom: int, others: np.ndarray) -> bool:

@@ -163,10 +163,15 @@ def equality_trees(model: mujoco.MjModel, eq: int) -> set[int]:
     if kind == int(kinds.mjEQ_JOINT):
         return {tree(model.jnt_bodyid[j]) for j in (model.eq_obj1id[eq], model.eq_obj2id[eq]) if j >= 0}
     if kind == int(kinds.mjEQ_TENDON):
-        owner = {int(mujoco.mjtWrap.mjWRAP_JOINT): model.jnt_bodyid, int(mujoco.mjtWrap.mjWRAP_SITE): model.site_bodyid,
-                 int(mujoco.mjtWrap.mjWRAP_SPHERE): model.geom_bodyid, int(mujoco.mjtWrap.mjWRAP_CYLINDER): model.geom_bodyid}
-        return {tree(owner[int(model.wrap_type[w])][model.wrap_objid[w]])
-                for t in (model.eq_obj1id[eq], model.eq_obj2id[eq]) if t >= 0
-                for w in range(model.tendon_adr[t], model.tendon_adr[t] + model.tendon_num[t])
-                if int(model.wrap_type[w]) in owner}
+        return {t for tendon in (model.eq_obj1id[eq], model.eq_obj2id[eq]) if tendon >= 0
+                for t in tendon_trees(model, int(tendon))}
     return {-1}
+
+
+def tendon_trees(model: mujoco.MjModel, tendon: int) -> set[int]:
+    """The trees (-1: the world) of the joints, sites and wrapping geoms a tendon passes."""
+    owner = {int(mujoco.mjtWrap.mjWRAP_JOINT): model.jnt_bodyid, int(mujoco.mjtWrap.mjWRAP_SITE): model.site_bodyid,
+             int(mujoco.mjtWrap.mjWRAP_SPHERE): model.geom_bodyid, int(mujoco.mjtWrap.mjWRAP_CYLINDER): model.geom_bodyid}
+    wraps = range(model.tendon_adr[tendon], model.tendon_adr[tendon] + model.tendon_num[tendon])
+    return {int(model.body_treeid[owner[int(model.wrap_type[w])][model.wrap_objid[w]]])
+            for w in wraps if int(model.wrap_type[w]) in owner}
