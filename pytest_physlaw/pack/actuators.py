@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw.pack import runs
+from pytest_physlaw.pack.rest import ground_planes, plane_height
 
 SOURCE = "statics; MuJoCo documentation, Modeling: actuators (ctrlrange, forcerange, gains)"
 NEGLIGIBLE = 1e-6  # of the largest holding force: a joint that needs less needs nothing
@@ -56,7 +57,45 @@ def test_actuators_can_hold_the_start_pose(law, pack_model, settings, model_case
                   f"needs {abs(need[loaded][worst]):.3g} of {reach[worst]:.3g}")
 
 
+@pytest.mark.law("model-stands", source=SOURCE + "; statics of a robot on its legs")
+def test_servos_hold_a_standing_robot_up(law, pack_model, settings, horizon, model_case) -> None:
+    """A floating robot whose every joint a position servo holds stands on its own: with each servo's target
+    at the starting pose, over the run its centre of mass stays above half its starting height over the
+    ground. Lower, its legs have folded and it lies on the floor: servos too weak for its weight (a gain
+    or a gear off by a factor), not a pose it holds."""
+    model = pack_model.model
+    roots, planes = _held_roots(model), ground_planes(model)
+    if not roots or not planes.size:
+        pytest.skip(f"{model_case}: no floating robot whose every joint a position servo holds, over a ground plane"
+                    if planes.size else f"{model_case}: no ground plane")
+    first, final = runs.held(model, horizon, settings.keyframe)
+    height = lambda data, r: min(plane_height(data, p, data.subtree_com[r]) for p in planes)  # noqa: E731
+    start = np.array([height(first, r) for r in roots])
+    standing = [r for r, h in zip(roots, start) if h > 0]
+    if not standing:
+        pytest.skip(f"{model_case}: no servo-held floating robot starts above the ground")
+    kept = np.array([height(final, r) / height(first, r) for r in standing])
+    worst = int(np.argmin(kept))
+    law.check("height_kept", kept, ge=0.5, drift_abs=1e-9,
+              why=f"centre-of-mass height over the ground at the end over the start's, servos targeting the start "
+                  f"pose; lowest {model.body(standing[worst]).name!r} ({kept[worst]:.3g}): below 1/2 it has folded; "
+                  "raise the servos' kp (and their forcerange) or check their gear")
+
+
 # -- measurements ------------------------------------------------------------------------------------
+
+def _held_roots(model: mujoco.MjModel) -> list[int]:
+    """Floating roots of trees with at least one hinge or slide, each driven by a position servo of its own."""
+    held = {int(model.actuator_trnid[a, 0]) for a in runs.servos(model)
+            if int(model.actuator_trntype[a]) in (int(mujoco.mjtTrn.mjTRN_JOINT), int(mujoco.mjtTrn.mjTRN_JOINTINPARENT))}
+    out = []
+    for r in runs.floating_roots(model):
+        joints = [j for j in range(model.njnt) if model.body_treeid[model.jnt_bodyid[j]] == model.body_treeid[r]
+                  and int(model.jnt_type[j]) in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))]
+        if joints and all(j in held for j in joints):
+            out.append(r)
+    return out
+
 
 def _holding(model: mujoco.MjModel, keyframe: str) -> tuple[mujoco.MjData, np.ndarray, np.ndarray, np.ndarray]:
     """(the start at rest, the generalized force that holds it, the least and the most the actuators give

@@ -8,7 +8,7 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
   robot) and links are no denser than osmium.
 - `rest`: the settled pose (sag, centre of mass, speed), the model's figures, contact load and depth; the
   start state without overlaps; a ground the robot can touch and stays above.
-- `actuators`: the actuators can hold the starting pose against gravity.
+- `actuators`: the actuators can hold the starting pose against gravity; servo-held legged robots stand.
 - `stepping`: no MuJoCo warning under seeded controls; the timestep resolves the motion and is stable
   for the stiffest mode.
 
@@ -18,7 +18,7 @@ keyframe (ini `physlaw_model_keyframe`; keyframe 0, else qpos0), over the horizo
 relative to the rootdir; body laws add the body's name.
 """
 
-from pytest_physlaw.pack.actuators import test_actuators_can_hold_the_start_pose  # noqa: F401
+from pytest_physlaw.pack.actuators import test_actuators_can_hold_the_start_pose, test_servos_hold_a_standing_robot_up  # noqa: F401
 from pytest_physlaw.pack.energy import test_floating_base_keeps_its_momentum, test_passive_motion_gains_no_energy  # noqa: F401
 from pytest_physlaw.pack.fixtures import (  # noqa: F401
     bodies,

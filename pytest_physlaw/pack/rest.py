@@ -190,10 +190,10 @@ def test_floating_bases_stay_above_the_ground(law, pack_model, settled, settled_
     bodies do not pass through the floor. A robot whose feet cannot collide, or whose contacts are far too
     soft for its weight, ends below it."""
     model, first, final = pack_model.model, settled.first, settled.final
-    roots, planes = _standing_roots(model), _grounds(model, planes_only=True)
+    roots, planes = _standing_roots(model), ground_planes(model)
     if not roots or not planes.size:
         pytest.skip(f"{model_case}: " + ("no floating base" if not roots else "no ground plane on the world body"))
-    heights = lambda data: np.array([[_height(data, p, data.subtree_com[r]) for p in planes] for r in roots])  # noqa: E731
+    heights = lambda data: np.array([[plane_height(data, p, data.subtree_com[r]) for p in planes] for r in roots])  # noqa: E731
     above = heights(first) > 0
     if not above.any():
         pytest.skip(f"{model_case}: no floating base starts above a ground plane")
@@ -297,6 +297,11 @@ def _standing_roots(model: mujoco.MjModel) -> list[int]:
     return [r for r in runs.floating_roots(model) if standing(r)]
 
 
+def ground_planes(model: mujoco.MjModel) -> np.ndarray:
+    """The world body's planes: the grounds a height is measured from."""
+    return _grounds(model, planes_only=True)
+
+
 def _can_collide(model: mujoco.MjModel, geom: int, others: np.ndarray) -> bool:
     """Whether `geom` may collide with one of `others`: MuJoCo's bit test (contype of one meets conaffinity of
     the other), or an explicit contact pair."""
@@ -305,7 +310,7 @@ def _can_collide(model: mujoco.MjModel, geom: int, others: np.ndarray) -> bool:
     return bool(np.any(bits)) or any((geom, int(o)) in pairs or (int(o), geom) in pairs for o in others)
 
 
-def _height(data: mujoco.MjData, plane: int, point: np.ndarray) -> float:
+def plane_height(data: mujoco.MjData, plane: int, point: np.ndarray) -> float:
     """Signed distance of `point` from a plane geom along its normal (the geom's z axis)."""
     normal = data.geom_xmat[plane].reshape(3, 3)[:, 2]
     return float((point - data.geom_xpos[plane]) @ normal)

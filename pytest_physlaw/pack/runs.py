@@ -137,6 +137,33 @@ def exercised(model: mujoco.MjModel, steps: int, keyframe: str, seed: int) -> di
     return warnings_of(data)
 
 
+def servos(model: mujoco.MjModel) -> np.ndarray:
+    """Position servos: a fixed gain and an affine bias that pulls back on the actuator's length (-kp)."""
+    return np.flatnonzero((model.actuator_gaintype == mujoco.mjtGain.mjGAIN_FIXED)
+                          & (model.actuator_biastype == mujoco.mjtBias.mjBIAS_AFFINE)
+                          & (model.actuator_gainprm[:, 0] > 0) & (model.actuator_biasprm[:, 1] < 0))
+
+
+def held(model: mujoco.MjModel, steps: int, keyframe: str) -> tuple[mujoco.MjData, mujoco.MjData]:
+    """(start, end) of a run from `start` whose position servos target the starting pose itself (the control
+    at which each pushes nothing there, inside its ctrlrange), the other actuators at the start's controls."""
+    data = start(model, keyframe)
+    first = copy.copy(data)
+    s = servos(model)
+    target = -(model.actuator_biasprm[s, 0] + model.actuator_biasprm[s, 1] * data.actuator_length[s]) \
+        / model.actuator_gainprm[s, 0]
+    limited = model.actuator_ctrllimited[s].astype(bool)
+    low, high = model.actuator_ctrlrange[s].T
+    data.ctrl[s] = np.where(limited, np.clip(target, low, high), target)
+    for a in s:  # a filtered servo starts with its activation at its control
+        if model.actuator_actadr[a] >= 0:
+            data.act[model.actuator_actadr[a]: model.actuator_actadr[a] + model.actuator_actnum[a]] = data.ctrl[a]
+    for _ in range(steps):
+        mujoco.mj_step(model, data)
+    mujoco.mj_forward(model, data)
+    return first, data
+
+
 def halved(model: mujoco.MjModel, factor: int = 2) -> mujoco.MjModel:
     """A copy of `model` stepping at its timestep / `factor`."""
     m = copy.copy(model)

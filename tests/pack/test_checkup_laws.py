@@ -69,6 +69,16 @@ BREAKING = {  # law id -> (model, what breaks it)
     "model-timestep-stable": """<mujoco><option timestep="0.01"/><worldbody><body pos="0 0 1">
         <joint name="j" type="hinge" axis="0 1 0"/><geom type="sphere" pos="0.01 0 0" size="0.005" mass="0.01"/>
         </body></worldbody><actuator><position joint="j" kp="1000"/></actuator></mujoco>""",
+    # a 5 kg table on four splayed legs whose servos (kp 1 N m/rad) cannot carry it: it folds to the floor
+    # (with kp 1000 it stands: 0.213 m -> 0.202 m)
+    "model-stands": """<mujoco><default><joint type="hinge" axis="0 1 0"/><position kp="1"/></default><worldbody>
+        <geom type="plane" size="2 2 0.1" friction="0.1"/><body pos="0 0 0.22"><freejoint/><geom type="box" size="0.2 0.2 0.02" mass="5"/>
+        <body pos="0.2 0.2 0"><joint name="a"/><geom type="capsule" fromto="0 0 0 0.2 0 -0.2" size="0.01"/></body>
+        <body pos="-0.2 0.2 0"><joint name="b" axis="0 -1 0"/><geom type="capsule" fromto="0 0 0 -0.2 0 -0.2" size="0.01"/></body>
+        <body pos="0.2 -0.2 0"><joint name="c"/><geom type="capsule" fromto="0 0 0 0.2 0 -0.2" size="0.01"/></body>
+        <body pos="-0.2 -0.2 0"><joint name="d" axis="0 -1 0"/><geom type="capsule" fromto="0 0 0 -0.2 0 -0.2" size="0.01"/></body>
+        </body></worldbody><actuator><position joint="a"/><position joint="b"/><position joint="c"/><position joint="d"/>
+        </actuator></mujoco>""",
     # PGS with one iteration on a stack of boxes stops at its cap every step
     "model-solver-cap-share": """<mujoco><option solver="PGS" iterations="1"/><worldbody><geom type="plane" size="2 2 0.1"/>
         <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>
