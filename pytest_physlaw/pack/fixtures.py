@@ -69,3 +69,9 @@ def settled_half_step(pack_model: Any, settings: PackSettings, horizon: int) -> 
 def bodies(pack_model: Any) -> measure.Bodies:
     """The checked bodies' measuring copies of the model, which are held and which can translate."""
     return measure.bodies(pack_model.model, [b for b, _ in pack_model.bodies])
+
+
+@pytest.fixture(scope="module")
+def linearized(pack_model: Any, settings: PackSettings) -> measure.Linearized:
+    """The model linearized at its start (`measure.linearize`): mass, stiffness, damping."""
+    return measure.linearize(pack_model.model, settings.keyframe)

@@ -3,7 +3,8 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 
 - `solver`: Lesson 20.2's solver laws on the model (cap share, warm start, agreement, Newton).
 - `proxies`: the coupling proxies of its bodies against MuJoCo's answer (held bodies: W_s).
-- `energy`: no energy gained in passive motion; a floating base's momentum in free flight.
+- `energy`: passive forces dissipate; no energy gained in passive motion; a floating base's momentum in
+  free flight.
 - `inertia`: masses and inertias are matter inside the robot (no tighter than osmium, no wider than the
   robot) and links are no denser than osmium.
 - `rest`: the settled pose (sag, centre of mass, speed), the model's figures, contact load and depth; the
@@ -11,6 +12,7 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `actuators`: the actuators can hold the starting pose against gravity; servo-held legged robots stand.
 - `stepping`: no MuJoCo warning under seeded controls; the timestep resolves the motion and is stable
   for the stiffest mode.
+- `routes`: with `--physlaw-route`, the model on MuJoCo Warp and MJX beside MuJoCo C (not collected without).
 
 The scene is run as the model says: its own timestep, integrator and solver options, from its starting
 keyframe (ini `physlaw_model_keyframe`; keyframe 0, else qpos0), over the horizon (the shorter of ini
@@ -19,10 +21,15 @@ relative to the rootdir; body laws add the body's name.
 """
 
 from pytest_physlaw.pack.actuators import test_actuators_can_hold_the_start_pose, test_servos_hold_a_standing_robot_up  # noqa: F401
-from pytest_physlaw.pack.energy import test_floating_base_keeps_its_momentum, test_passive_motion_gains_no_energy  # noqa: F401
+from pytest_physlaw.pack.energy import (  # noqa: F401
+    test_floating_base_keeps_its_momentum,
+    test_passive_forces_dissipate,
+    test_passive_motion_gains_no_energy,
+)
 from pytest_physlaw.pack.fixtures import (  # noqa: F401
     bodies,
     horizon,
+    linearized,
     pack_model,
     pytest_generate_tests,
     settings,
@@ -39,7 +46,20 @@ from pytest_physlaw.pack.rest import (  # noqa: F401
     test_model_figures,
     test_resting_contacts_sink_less_than_the_geoms,
     test_settled_pose,
+    test_something_can_collide,
     test_start_state_is_not_interpenetrating,
+)
+from pytest_physlaw.pack.routes import (  # noqa: F401  (collected only with --physlaw-route)
+    route_converged,
+    route_reference,
+    route_references,
+    route_run,
+    test_one_route_step_agrees_with_c,
+    test_route_iteration_cap,
+    test_route_cost,
+    test_route_runs_the_model,
+    test_route_settles_as_c,
+    test_route_trajectory_stays_in_c_envelope,
 )
 from pytest_physlaw.pack.solver import (  # noqa: F401
     test_converged_solvers_agree_on_qacc,

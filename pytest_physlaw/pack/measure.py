@@ -20,6 +20,7 @@ import mujoco
 import numpy as np
 
 from pytest_physlaw import kit
+from pytest_physlaw.pack import runs
 from pytest_physlaw.pack.runs import Run, settled
 
 DSBL = mujoco.mjtDisableBit
@@ -172,3 +173,55 @@ def seeded_pose(model: mujoco.MjModel, seed: int) -> np.ndarray:
             start = a + 3 if kind == free else a  # a free joint keeps its position
             qpos[start:start + 4] = q / np.linalg.norm(q)
     return qpos
+
+
+# -- the model linearized at its start ----------------------------------------------------------------
+
+FD_STEP = 1e-6  # rad or m, m/s: the central difference of MuJoCo's forces
+
+
+@dataclass(frozen=True)
+class Linearized:
+    """The model at its start pose and zero velocity: its mass matrix (`mj_fullM`, armature in), and minus the
+    slopes of MuJoCo's forces over qpos (stiffness K) and qvel (damping C) by central differences: of
+    qfrc_actuator + qfrc_passive (servos, springs, dampers), and of qfrc_passive alone (`passive_damping`)."""
+
+    mass: np.ndarray
+    stiffness: np.ndarray
+    damping: np.ndarray
+    passive_damping: np.ndarray
+
+
+def linearize(model: mujoco.MjModel, keyframe: str) -> Linearized:
+    """`Linearized` at the starting keyframe, force limits off (a servo saturated at the start is stiff again
+    once it nears its target); positions move through `mj_integratePos`, so that ball and free joints stay
+    on their manifold."""
+    m = copy.copy(model)
+    m.actuator_forcelimited[:] = 0
+    data = runs.start(m, keyframe)
+    data.qvel[:] = 0
+    mujoco.mj_forward(m, data)
+    mass = np.zeros((m.nv, m.nv))
+    mujoco.mj_fullM(m, data, mass)
+
+    def forces(qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        trial = copy.copy(data)
+        trial.qpos[:], trial.qvel[:] = qpos, qvel
+        mujoco.mj_forward(m, trial)
+        return trial.qfrc_actuator + trial.qfrc_passive, trial.qfrc_passive.copy()
+
+    n = m.nv
+    stiff, damp, passive = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+    for i in range(n):
+        ends = []
+        for sign in (1.0, -1.0):
+            qpos, dq = data.qpos.copy(), np.zeros(n)
+            dq[i] = sign * FD_STEP
+            mujoco.mj_integratePos(m, qpos, dq, 1.0)
+            ends.append(forces(qpos, data.qvel)[0])
+        stiff[:, i] = -(ends[0] - ends[1]) / (2 * FD_STEP)
+        dv = np.zeros(n)
+        dv[i] = FD_STEP
+        (up, up_passive), (down, down_passive) = forces(data.qpos, dv), forces(data.qpos, -dv)
+        damp[:, i], passive[:, i] = -(up - down) / (2 * FD_STEP), -(up_passive - down_passive) / (2 * FD_STEP)
+    return Linearized(mass, stiff, damp, passive)

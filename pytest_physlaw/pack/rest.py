@@ -103,7 +103,7 @@ def test_contacts_carry_a_resting_floating_base(law, pack_model, settled, model_
         pytest.skip(f"{model_case}: no floating base at rest at the end of the run (body "
                     f"{model.body(fastest).name!r}'s tree moves at {tree_speed[fastest]:.3g} m/s)")
     gravity = float(np.linalg.norm(model.opt.gravity))
-    if model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY or gravity == 0:
+    if not _has_gravity(model):
         pytest.skip(f"{model_case}: the model has no gravity (its <option gravity> is zero or its flag turns "
                     "gravity off): nothing to carry")
     up = -model.opt.gravity / gravity
@@ -162,6 +162,20 @@ def test_start_state_is_not_interpenetrating(law, pack_model, settled, model_cas
     if weight > 0:
         law.check("start_force_over_weight", _normal_force(model, first) / weight, ge=0, drift_abs=1e-6,
                   why="sum of the contacts' normal forces at the start over the model's weight, recorded for the gate")
+
+
+@pytest.mark.law("model-can-collide", source=SOURCE)
+def test_something_can_collide(law, pack_model, model_case) -> None:
+    """Where gravity pulls a floating body, something can touch something: some pair of geoms of different
+    bodies may collide (their contype and conaffinity bits meet, or an explicit pair names them). A model in
+    which no two geoms can ever touch lets every floating body fall through everything."""
+    model = pack_model.model
+    if not runs.floating_roots(model) or not _has_gravity(model):
+        pytest.skip(f"{model_case}: " + ("no floating body" if _has_gravity(model) else "no gravity") +
+                    ": nothing falls if nothing collides")
+    law.check("colliding_pairs", _colliding_pairs(model), ge=1,
+              why="pairs of geoms (of different bodies) whose contype/conaffinity bits meet, and explicit <pair>s: 0 means "
+                  "nothing can touch anything; give the collision geoms contype=1 conaffinity=1")
 
 
 @pytest.mark.law("model-ground-collides", source=SOURCE)
@@ -300,6 +314,18 @@ def _standing_roots(model: mujoco.MjModel) -> list[int]:
 def ground_planes(model: mujoco.MjModel) -> np.ndarray:
     """The world body's planes: the grounds a height is measured from."""
     return _grounds(model, planes_only=True)
+
+
+def _has_gravity(model: mujoco.MjModel) -> bool:
+    return bool(np.any(model.opt.gravity)) and not model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY
+
+
+def _colliding_pairs(model: mujoco.MjModel) -> int:
+    """Pairs of geoms on different bodies that MuJoCo's bit test lets collide, plus the explicit pairs."""
+    contype, conaffinity = model.geom_contype, model.geom_conaffinity
+    meet = ((contype[:, None] & conaffinity[None, :]) | (conaffinity[:, None] & contype[None, :])) != 0
+    meet &= model.geom_bodyid[:, None] != model.geom_bodyid[None, :]
+    return int(np.count_nonzero(np.triu(meet, 1))) + int(model.npair)
 
 
 def _can_collide(model: mujoco.MjModel, geom: int, others: np.ndarray) -> bool:

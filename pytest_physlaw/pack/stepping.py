@@ -11,20 +11,17 @@ Measured:
 
 from __future__ import annotations
 
-import copy
-
 import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack import runs
+from pytest_physlaw.pack import measure, runs
 from pytest_physlaw.pack.fixtures import SEED
 
 SOURCE = "MuJoCo documentation (mjData.warning; numerical integration); MuJoCo Menagerie's model test"
 RESOLVED = 0.1  # of how far the bodies moved: halving the timestep may move them no more than this
 STILL = 1e-6  # m: bodies that moved less than this over the run leave nothing to resolve
 GROWTH = 1e-6  # a linearized step may amplify a mode by this much over 1 and still be round-off
-FD_STEP = 1e-6  # rad or m, m/s: the finite difference of MuJoCo's forces
 
 
 @pytest.mark.law("model-no-warnings", source=SOURCE)
@@ -59,7 +56,7 @@ def test_timestep_resolves_the_motion(law, pack_model, settled, settled_half_ste
 
 
 @pytest.mark.law("model-timestep-stable", source=SOURCE + "; linear stability of the integrator (von Neumann)")
-def test_timestep_is_stable_for_the_stiffest_mode(law, pack_model, settings, model_case) -> None:
+def test_timestep_is_stable_for_the_stiffest_mode(law, pack_model, linearized, model_case) -> None:
     """At the starting pose, one step of the model's integrator, applied to the model linearized there (its
     mass matrix with armature, and the stiffness and damping of its servos, springs and dampers, from
     MuJoCo's own forces), amplifies no mode: every eigenvalue of the step map lies inside the unit circle.
@@ -68,7 +65,7 @@ def test_timestep_is_stable_for_the_stiffest_mode(law, pack_model, settings, mod
     timestep is recorded for the gate (MuJoCo treats damping implicitly in its implicit integrators and
     joint damping in Euler, stiffness explicitly: explicit stiffness is stable to omega dt = 2)."""
     model = pack_model.model
-    modes = linear_modes(model, settings.keyframe)
+    modes = linear_modes(model, linearized)
     if modes is None:
         pytest.skip(f"{model_case}: nothing stiff at the start pose (no servo, spring or damper acts on a joint)")
     growth, rate_dt = modes
@@ -80,26 +77,17 @@ def test_timestep_is_stable_for_the_stiffest_mode(law, pack_model, settings, mod
               why="the linearized model's fastest rate |s| times the timestep, recorded for the gate")
 
 
-def linear_modes(model: mujoco.MjModel, keyframe: str) -> tuple[float, float] | None:
+def linear_modes(model: mujoco.MjModel, lin: measure.Linearized) -> tuple[float, float] | None:
     """(spectral radius of the linearized step map, max |s| dt of the continuous one), or None where no
-    stiffness or damping acts. The linearization is MuJoCo's own: K = -d(qfrc_actuator + qfrc_passive)/dq and
-    C = the same over dqvel, by central differences at the start pose and zero velocity, force limits off
-    (a servo saturated at the start is stiff again once it reaches its target); gravity and contacts left
-    out (gravity is slow; contacts are resolved by MuJoCo's solref, which it keeps above 2 dt)."""
-    m = copy.copy(model)
-    m.actuator_forcelimited[:] = 0
-    data = runs.start(m, keyframe)
-    data.qvel[:] = 0
-    mujoco.mj_forward(m, data)
-    mass = np.zeros((m.nv, m.nv))
-    mujoco.mj_fullM(m, data, mass)
-    stiff, damp = _force_slopes(m, data)
+    stiffness or damping acts (`measure.linearize`: servos, springs and dampers; gravity and contacts left
+    out: gravity is slow; contacts are resolved by MuJoCo's solref)."""
+    stiff, damp = lin.stiffness, lin.damping
     if not np.any(stiff) and not np.any(damp):
         return None
     stiff, damp = _psd(stiff), _psd(damp)
-    h, n = m.opt.timestep, m.nv
+    h, n, mass = model.opt.timestep, model.nv, lin.mass
     continuous = np.block([[np.zeros((n, n)), np.eye(n)], [-np.linalg.solve(mass, stiff), -np.linalg.solve(mass, damp)]])
-    step = _step_map(m, mass, stiff, damp, continuous)
+    step = _step_map(model, mass, stiff, damp, continuous)
     rate = float(np.max(np.abs(np.linalg.eigvals(continuous))))
     return float(np.max(np.abs(np.linalg.eigvals(step)))), rate * h
 
@@ -120,31 +108,6 @@ def _step_map(model: mujoco.MjModel, mass: np.ndarray, stiff: np.ndarray, damp: 
     gain = np.linalg.inv(mass + h * implicit)
     dv_dq, dv_dv = -h * gain @ stiff, np.eye(n) - h * gain @ damp
     return np.block([[np.eye(n) + h * dv_dq, h * dv_dv], [dv_dq, dv_dv]])
-
-
-def _force_slopes(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
-    """(K, C): minus the slopes of qfrc_actuator + qfrc_passive over qpos (through mj_integratePos, so that
-    ball and free joints move on their manifold) and over qvel, by central differences."""
-    def force(qpos: np.ndarray, qvel: np.ndarray) -> np.ndarray:
-        trial = copy.copy(data)
-        trial.qpos[:], trial.qvel[:] = qpos, qvel
-        mujoco.mj_forward(model, trial)
-        return trial.qfrc_actuator + trial.qfrc_passive
-
-    n = model.nv
-    stiff, damp = np.zeros((n, n)), np.zeros((n, n))
-    for i in range(n):
-        ends = []
-        for sign in (1.0, -1.0):
-            qpos, dq = data.qpos.copy(), np.zeros(n)
-            dq[i] = sign * FD_STEP
-            mujoco.mj_integratePos(model, qpos, dq, 1.0)
-            ends.append(force(qpos, data.qvel))
-        stiff[:, i] = -(ends[0] - ends[1]) / (2 * FD_STEP)
-        dv = np.zeros(n)
-        dv[i] = FD_STEP
-        damp[:, i] = -(force(data.qpos, dv) - force(data.qpos, -dv)) / (2 * FD_STEP)
-    return stiff, damp
 
 
 def _psd(matrix: np.ndarray) -> np.ndarray:

@@ -62,6 +62,13 @@ BREAKING = {  # law id -> (model, what breaks it)
         <geom type="plane" size="2 2 0.1"/><body pos="0 0 0.2"><freejoint/><geom type="sphere" size="0.05" mass="1"/>
         <body><joint type="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0 0 -0.1" size="0.01"/></body>
         </body></worldbody></mujoco>""",
+    # a model whose collision bits were all cleared: its ball falls through the floor
+    "model-can-collide": """<mujoco><default><geom contype="0" conaffinity="0"/></default><worldbody>
+        <geom type="plane" size="2 2 0.1"/><body pos="0 0 0.2"><freejoint/><geom type="sphere" size="0.05" mass="1"/>
+        </body></worldbody></mujoco>""",
+    # a negative joint damping: an engine in the joint
+    "model-passive-dissipates": """<mujoco><worldbody><body pos="0 0 1"><joint type="hinge" axis="0 1 0" damping="-0.5"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/></body></worldbody></mujoco>""",
     # the same ball, falling through the floor over the run
     "model-base-above-ground": """<mujoco><worldbody><geom type="plane" size="2 2 0.1" contype="2" conaffinity="2"/>
         <body pos="0 0 0.2"><freejoint/><geom type="sphere" size="0.05" mass="1"/></body></worldbody></mujoco>""",
