@@ -20,6 +20,17 @@ DEFAULT_REPORT = ".physlaw/report.json"
 DEFAULT_GAP_DIR = "docs/known_gaps"
 DEFAULT_VERSIONS = ["numpy", "mujoco", "warp-lang", "pytest", "hypothesis"]
 DEFAULT_MODEL_SECONDS = 1.0
+ROUTES = ("warp", "mjx")  # the model pack's optional routes: MuJoCo Warp, MJX (pytest_physlaw/pack/routes.py)
+ROUTE_KEYS = {  # ini physlaw_route_<key>: the settings a policy is trained with on the route
+    "solver": "solver the route runs (CG or Newton)",
+    "iterations": "the route's solver iteration cap",
+    "ls_iterations": "the route's line-search iteration cap",
+    "precision": "float32 or float64 (MJX has both; MuJoCo Warp computes in float32)",
+    "nconmax": "contact capacity per world (MuJoCo Warp nconmax; MJX: the model's max_contact_points)",
+    "njmax": "constraint-row capacity per world (MuJoCo Warp njmax)",
+    "nworld": "worlds stepped together (MuJoCo Warp nworld, MJX vmap); the laws use at least 3",
+    "timestep": "the timestep the route steps with (default the model's)",
+}
 DEFAULT_MODEL_STEPS = 1000  # a 1e-4 s model runs 0.1 s by default, not 10,000 steps a run
 
 
@@ -64,6 +75,13 @@ def register(parser: pytest.Parser) -> None:
              "(what `pytest-physlaw check` runs).",
     )
 
+    group.addoption(
+        "--physlaw-route", dest="physlaw_route", metavar="ROUTE", action="append", default=[], choices=ROUTES,
+        help="also run each --physlaw-model on this route beside MuJoCo C, with the settings of ini "
+             "physlaw_route_* (repeatable: warp, mjx; adds to ini physlaw_model_routes). Needs the route's "
+             "packages (mujoco-warp, or mujoco-mjx and jax); without them its laws skip naming the versions.",
+    )
+
     parser.addini("physlaw_models", "MJCF files (or folders of them) the model law pack runs over, relative to "
                   "the rootdir",
                   type="linelist", default=[])
@@ -79,6 +97,11 @@ def register(parser: pytest.Parser) -> None:
     parser.addini("physlaw_model_accept", "findings of the model law pack accepted for a model, one a line: "
                   "'MODEL_PATH LAW_ID: reason' (the law runs and is gated, as a non-strict xfail)",
                   type="linelist", default=[])
+    parser.addini("physlaw_model_routes", "routes the model law pack also runs each model on, beside MuJoCo C "
+                  f"({', '.join(ROUTES)}; adds to --physlaw-route)", type="args", default=[])
+    for key, what in ROUTE_KEYS.items():
+        parser.addini(f"physlaw_route_{key}", what + " (a value for every route, or ROUTE=VALUE items, e.g. "
+                      "'warp=4 mjx=8'; default: the route's own)", default="")
     parser.addini("physlaw_rel", "default relative tolerance of a near= check (none if unset)", default="")
     parser.addini("physlaw_abs", "default absolute tolerance of a near= check (none if unset)", default="")
     parser.addini("physlaw_drift", "default relative drift of a checked value the baseline gate allows "
@@ -182,3 +205,12 @@ def model_seconds(config: pytest.Config) -> float:
     if f <= 0:
         raise pytest.UsageError(f"ini physlaw_model_seconds = {f}: must be > 0")
     return f
+
+
+def model_routes(config: pytest.Config) -> tuple[str, ...]:
+    """--physlaw-route and ini physlaw_model_routes, in that order, each once; an unknown name is a UsageError."""
+    given = list(config.getoption("physlaw_route", None) or []) + list(config.getini("physlaw_model_routes"))
+    unknown = [r for r in given if r not in ROUTES]
+    if unknown:
+        raise pytest.UsageError(f"ini physlaw_model_routes: unknown route {unknown[0]!r} (routes: {', '.join(ROUTES)})")
+    return tuple(dict.fromkeys(given))

@@ -99,6 +99,9 @@ class ModelPack:
             if accepted.law not in known:
                 raise pytest.UsageError(f"ini physlaw_model_accept: {accepted.model} {accepted.law}: the pack has no "
                                         f"law {accepted.law!r} (its laws: {', '.join(sorted(known))})")
+        from pytest_physlaw.pack.routes import RoutePlugin  # the route laws (--physlaw-route); imports no route
+
+        config.pluginmanager.register(RoutePlugin(config), f"physlaw-routes-{id(config)}")
         here = Path(config.invocation_params.dir)
         given = {(here / str(a).partition("::")[0]).resolve() for a in config.args}
         config.args.extend(str(p) for p in self.models if p not in given)  # xdist workers get them already
@@ -129,4 +132,6 @@ def law_ids() -> set[str]:
     """The law ids of the pack's tests."""
     module = importlib.import_module("pytest_physlaw.pack.laws")
     marks = (getattr(getattr(module, name), "pytestmark", []) for name in dir(module) if name.startswith("test_"))
-    return {m.args[0] for ms in marks for m in ms if m.name == "law" and m.args}
+    from pytest_physlaw.pack.routes import law_ids as route_law_ids
+
+    return {m.args[0] for ms in marks for m in ms if m.name == "law" and m.args} | route_law_ids()

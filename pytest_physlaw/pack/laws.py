@@ -68,6 +68,7 @@ from pytest_physlaw.pack.solver import (  # noqa: F401
     test_warmstart_saves_iterations,
 )
 from pytest_physlaw.pack.stepping import (  # noqa: F401
+    test_constraint_time_constants_are_resolved,
     test_no_mujoco_warning,
     test_timestep_is_stable_for_the_stiffest_mode,
     test_timestep_resolves_the_motion,

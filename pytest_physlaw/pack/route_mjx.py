@@ -1,0 +1,173 @@
+"""The MJX adapter of the route laws: the user's model on MJX (MuJoCo in JAX, its JAX implementation), a batch
+of worlds `vmap`ped and stepped with `jax.lax.scan` inside one `jax.jit`, in float32 or float64.
+
+Imported only when a run asks for the route (`--physlaw-route=mjx`) and `route_common.unavailable` found
+mujoco-mjx of MuJoCo's version with jax. It reuses the suite's MJX route (`fixtures/mjx/route.py`, through
+`pytest_physlaw.kit`): JAX's persistent compilation cache (`JAX_COMPILATION_CACHE_DIR`, default the repo's
+`.jax_cache/`), the precision switch (`enable_x64` only around the route's calls) and its reading of MJX's
+solver iteration count, which MJX keeps only inside its solver loop (`route._step`). MJX has no flag for a
+solve stopped at the cap: a step that used all `opt.iterations` counts as capped, as the suite's MJX laws
+count it.
+
+MJX's JAX implementation evaluates every geom pair a model can collide each step and allocates a constraint
+row for every contact it can make: no `nconmax`/`njmax` to outgrow. What it does drop is what a model's
+`max_contact_points` and `max_geom_pairs` numerics (or ini `physlaw_route_nconmax`, written into the route's
+copy of the model as `max_contact_points`) tell it to: it keeps the deepest contacts of each contact
+dimension and drops the rest without a word. A step whose kept contacts are all touching has filled that
+capacity; at such a step the route's pose is given to MuJoCo C, and where C finds more touching contacts of
+that dimension than the capacity, the route dropped them.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+from pytest_physlaw import kit
+from pytest_physlaw.pack.route_common import RouteRun, RouteSetup, RouteUnsupported, World
+
+route = kit.scenes("mjx.route")  # sets JAX_COMPILATION_CACHE_DIR's default before jax is imported
+jax, mjx = route.jax, route.mjx
+jnp = jax.numpy
+CAPACITY_NUMERICS = ("max_contact_points", "max_geom_pairs")
+
+
+def device_kind() -> str:
+    return route.device_kind()
+
+
+def versions() -> dict[str, str]:
+    return route.versions()
+
+
+def numeric(mjm: mujoco.MjModel, name: str) -> int:
+    """The model's custom numeric `name` (MJX's capacities), or -1 where it has none."""
+    found = mujoco.mj_name2id(mjm, mujoco.mjtObj.mjOBJ_NUMERIC, name)
+    return int(mjm.numeric_data[mjm.numeric_adr[found]]) if found >= 0 else -1
+
+
+def with_contact_capacity(path: Path, mjm: mujoco.MjModel, nconmax: int) -> mujoco.MjModel:
+    """`mjm` recompiled from its file with `max_contact_points` = `nconmax` (MJX's contact capacity), its
+    solver options kept; MuJoCo C ignores the numeric."""
+    spec = mujoco.MjSpec.from_file(str(path))
+    for n in list(spec.numerics):
+        if n.name == "max_contact_points":
+            spec.delete(n)
+    spec.add_numeric(name="max_contact_points", data=[float(nconmax)])
+    out = spec.compile()
+    out.opt.solver, out.opt.iterations, out.opt.ls_iterations = mjm.opt.solver, mjm.opt.iterations, mjm.opt.ls_iterations
+    out.opt.timestep = mjm.opt.timestep
+    return out
+
+
+def _rollout(mx, d0, qpos, qvel, act, warm, ctrl, cap_points):
+    """One world: from its start state, one step a row of `ctrl`; what the laws read, each step."""
+    d = d0.replace(qpos=qpos, qvel=qvel, act=act, qacc_warmstart=warm)
+
+    def one(d, c):
+        d, niter = route._step(mx, d.replace(ctrl=c))
+        contact = d._impl.contact
+        touching = contact.dist < contact.includemargin
+        full = jnp.asarray(False)
+        if cap_points > 0:
+            for dim in sorted(set(np.asarray(contact.dim).tolist())):
+                in_dim = np.asarray(contact.dim) == dim
+                if int(in_dim.sum()) >= cap_points:
+                    full = full | (jnp.sum(touching & in_dim) >= cap_points)
+        return d, (d.qpos, d.qvel, d.xipos, d.xquat, niter, jnp.sum(touching), full)
+
+    d, out = jax.lax.scan(one, d, ctrl)
+    return out, d.qfrc_constraint, d.actuator_force
+
+
+_ROLLOUTS: dict[int, object] = {}
+
+
+def rollout(cap_points: int):
+    """The jitted batch of `_rollout` for a contact capacity (-1: none): worlds mapped, the model shared."""
+    if cap_points not in _ROLLOUTS:
+        def batch(mx, d0, qpos, qvel, act, warm, ctrl):
+            return _rollout(mx, d0, qpos, qvel, act, warm, ctrl, cap_points)
+
+        _ROLLOUTS[cap_points] = jax.jit(jax.vmap(batch, in_axes=(None, None, 0, 0, 0, 0, 0)))
+    return _ROLLOUTS[cap_points]
+
+
+def put(mjm: mujoco.MjModel):
+    try:
+        return mjx.put_model(mjm)
+    except NotImplementedError as e:
+        raise RouteUnsupported(f"mujoco-mjx {route.versions().get('mujoco-mjx')} (JAX implementation) does not "
+                               f"support {e} (its solvers: {', '.join(route.mjx_solvers())})") from e
+
+
+def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun:
+    """Step `worlds` together on MJX, each from its start state under its controls, one step a row."""
+    steps, n = worlds[0].ctrl.shape[0], len(worlds)
+    cap_points = numeric(mjm, "max_contact_points")
+    started = time.perf_counter()
+    with route._precision(setup.precision):
+        mx = put(mjm)
+        d0 = mjx.make_data(mx)
+        dtype = d0.qpos.dtype
+        stack = lambda name: jnp.asarray(np.stack([getattr(w, name) for w in worlds]), dtype=dtype)  # noqa: E731
+        args = (mx, d0, stack("qpos"), stack("qvel"), stack("act"), stack("qacc_warmstart"),
+                jnp.asarray(np.stack([w.ctrl for w in worlds]), dtype=dtype))
+        compiled = rollout(cap_points).lower(*args).compile()
+        compile_seconds = time.perf_counter() - started
+        tick = time.perf_counter()
+        out, qfrc, force = jax.block_until_ready(compiled(*args))
+        run_seconds = time.perf_counter() - tick
+    qpos, qvel, xipos, xquat, niter, touching, full = (np.asarray(a) for a in out)
+    start = _start_bodies(mjm, worlds)
+
+    def with_start(first: np.ndarray, rest: np.ndarray) -> np.ndarray:
+        return np.concatenate([first[:, None], rest.astype(float)], axis=1)
+
+    niter = niter.reshape(n, steps)
+    overflow, notes = {}, []
+    if cap_points > 0 or numeric(mjm, "max_geom_pairs") > 0:
+        filled = int(np.count_nonzero(full))
+        dropped = _dropped_steps(mjm, qpos, full, cap_points) if filled else 0
+        overflow = {"contacts_dropped": dropped}
+        if filled:
+            notes.append(f"max_contact_points {cap_points} filled in {filled} world-steps")
+    return RouteRun(route="mjx", device=route.device_kind(), versions=route.versions(), precision=setup.precision,
+                    timestep=float(mjm.opt.timestep), cap=int(mjm.opt.iterations),
+                    qpos=with_start(np.stack([w.qpos for w in worlds]), qpos),
+                    qvel=with_start(np.stack([w.qvel for w in worlds]), qvel),
+                    xipos=with_start(start[0], xipos), xquat=with_start(start[1], xquat),
+                    qfrc_constraint=np.asarray(qfrc, dtype=float), actuator_force=np.asarray(force, dtype=float),
+                    niter=niter, capped=niter >= int(mjm.opt.iterations), overflow=overflow,
+                    contacts_max=int(np.max(touching)) if touching.size else 0, rows_max=0,
+                    capacity={"contacts": cap_points if cap_points > 0 else None, "rows": None},
+                    compile_seconds=compile_seconds, step_seconds=run_seconds / max(steps, 1), notes=notes)
+
+
+def _start_bodies(mjm: mujoco.MjModel, worlds: list[World]) -> tuple[np.ndarray, np.ndarray]:
+    """(xipos, xquat) of each world's start, from MuJoCo C's kinematics."""
+    data = mujoco.MjData(mjm)
+    xipos, xquat = [], []
+    for w in worlds:
+        data.qpos[:] = w.qpos
+        mujoco.mj_kinematics(mjm, data)
+        xipos.append(data.xipos.copy())
+        xquat.append(data.xquat.copy())
+    return np.array(xipos), np.array(xquat)
+
+
+def _dropped_steps(mjm: mujoco.MjModel, qpos: np.ndarray, full: np.ndarray, cap_points: int) -> int:
+    """World-steps with a filled contact capacity at whose pose MuJoCo C finds more touching contacts of one
+    dimension than the capacity: those the route dropped."""
+    data = mujoco.MjData(mjm)
+    dropped = 0
+    for w, s in zip(*np.nonzero(full)):
+        data.qpos[:] = qpos[w, s]
+        mujoco.mj_fwdPosition(mjm, data)
+        dims = [int(data.contact.dim[i]) for i in range(data.ncon) if data.contact.dist[i] < data.contact.includemargin[i]]
+        if dims and max(np.bincount(dims)) > cap_points:
+            dropped += 1
+    return dropped

@@ -1,0 +1,148 @@
+"""The MuJoCo Warp adapter of the route laws: the user's model on MJWarp, a batch of worlds stepped together.
+
+Imported only when a run asks for the route (`--physlaw-route=warp`) and `route_common.unavailable` found
+mujoco-warp of MuJoCo's release. It reuses the suite's MuJoCo Warp route (`fixtures/warp/route.py`, through
+`pytest_physlaw.kit`): the device it picks (CUDA when Warp sees one, else the CPU), Warp's kernel cache
+(`WARP_CACHE_PATH`, default the repo's `.warp_cache/`), its capture of the "solver iterations limit reached"
+text MJWarp prints from its kernels, and its iteration-cap bit (`OverflowType.ITERATIONS`).
+
+Each step is one captured graph replayed (a CUDA graph, or on the CPU warp-lang 1.19's recorded launches);
+between steps the controls of the next step are written and what the laws read is copied out: every
+world's state and bodies, its solver iterations, whether its solve stopped at the cap, its contact and
+constraint-row counts, and MJWarp's own overflow bits (contacts beyond `naconmax`, rows beyond `njmax`,
+broad- and narrow-phase buffers): MJWarp drops what does not fit and only sets a bit (and prints).
+"""
+
+from __future__ import annotations
+
+import time
+
+import mujoco
+import numpy as np
+
+from pytest_physlaw import kit
+from pytest_physlaw.pack.route_common import RouteRefused, RouteRun, RouteSetup, RouteUnsupported, World
+
+route = kit.scenes("warp.route")  # sets WARP_CACHE_PATH's default before warp is imported
+wp, mjw = route.wp, route.mjw
+
+# MJWarp's capacity bits: what fills up and is dropped when a scene outgrows what put_data allocated
+CAPACITY_BITS = {name: int(getattr(mjw.OverflowType, name)) for name in
+                 ("NEFC", "NJMAX_NNZ", "BROADPHASE", "NARROWPHASE", "CCD", "HFIELD", "EPA_HORIZON", "NVMAX")
+                 if hasattr(mjw.OverflowType, name)}
+LS_BIT = int(getattr(mjw.OverflowType, "LS_ITERATIONS", 0))
+
+
+def device_kind() -> str:
+    return route.device_kind()
+
+
+def versions() -> dict[str, str]:
+    return route.versions()
+
+
+def put(mjm: mujoco.MjModel, setup: RouteSetup, nworld: int, host: mujoco.MjData):
+    """MJWarp model and data of `nworld` worlds with the setup's capacities; a refusal is RouteUnsupported."""
+    if setup.precision != "float32":
+        raise RouteUnsupported(f"MuJoCo Warp (mujoco-warp {mjw.__version__}) computes in float32 only: "
+                               f"ini physlaw_route_precision = {setup.precision} is for MJX")
+    try:
+        m = mjw.put_model(mjm)
+    except NotImplementedError as e:
+        raise RouteUnsupported(f"mujoco-warp {mjw.__version__} does not support {e} (its solvers: "
+                               f"{', '.join(route.warp_solvers())})") from e
+    if wp.get_device().is_cuda and not wp.is_conditional_graph_supported():
+        m.opt.graph_conditional = False
+    try:
+        d = mjw.put_data(mjm, host, nworld=nworld, nconmax=setup.nconmax, njmax=setup.njmax)
+    except ValueError as e:
+        if "overflow" not in str(e):
+            raise
+        raise RouteRefused(f"mujoco-warp {mjw.__version__} refuses the capacity at the start state "
+                           f"({setup.describe()}): {e}") from e
+    return m, d
+
+
+def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun:
+    """Step `worlds` together on MJWarp, each from its start state under its controls, one step a row."""
+    steps = worlds[0].ctrl.shape[0]
+    n = len(worlds)
+    device = route.best_device()
+    host = mujoco.MjData(mjm)
+    host.qpos[:] = worlds[0].qpos
+    mujoco.mj_forward(mjm, host)
+    shape = lambda *s: np.zeros((n, steps + 1, *s))  # noqa: E731
+    qpos, qvel, xipos, xquat = shape(mjm.nq), shape(mjm.nv), shape(mjm.nbody, 3), shape(mjm.nbody, 4)
+    niter, capped = np.zeros((n, steps), dtype=int), np.zeros((n, steps), dtype=bool)
+    overflow = {name: 0 for name in CAPACITY_BITS}
+    ls_capped = 0
+    contacts_max = rows_max = 0
+    ctrl = np.stack([w.ctrl for w in worlds]).astype(np.float32)  # (n, steps, nu)
+    started = time.perf_counter()
+    with wp.ScopedDevice(device), route.captured_stdout() as printed:
+        m, d = put(mjm, setup, n, host)
+        d.qpos.assign(np.stack([w.qpos for w in worlds]).astype(np.float32))
+        d.qvel.assign(np.stack([w.qvel for w in worlds]).astype(np.float32))
+        if mjm.na:
+            d.act.assign(np.stack([w.act for w in worlds]).astype(np.float32))
+        d.qacc_warmstart.assign(np.stack([w.qacc_warmstart for w in worlds]).astype(np.float32))
+        if mjm.nu:
+            d.ctrl.assign(ctrl[:, 0])
+        mjw.kinematics(m, d)
+        graph = None
+        if wp.get_device(device).is_cuda or route.CPU_GRAPHS:
+            with wp.ScopedCapture() as capture:
+                mjw.step(m, d)
+            graph = capture.graph
+        else:
+            mjw.forward(m, d)  # compiles or loads the kernels; the step below recomputes it
+        wp.synchronize()
+        compile_seconds = time.perf_counter() - started
+        d.overflow.zero_()
+
+        def record(i: int) -> None:
+            qpos[:, i], qvel[:, i] = d.qpos.numpy(), d.qvel.numpy()
+            xipos[:, i], xquat[:, i] = d.xipos.numpy(), d.xquat.numpy()
+
+        record(0)
+        stepping = 0.0
+        for i in range(steps):
+            if mjm.nu:
+                d.ctrl.assign(ctrl[:, i])
+            tick = time.perf_counter()
+            if graph is not None:
+                wp.capture_launch(graph)
+            else:
+                mjw.step(m, d)
+            wp.synchronize()
+            stepping += time.perf_counter() - tick
+            record(i + 1)
+            niter[:, i] = d.solver_niter.numpy()
+            bits = d.overflow.numpy().copy()
+            capped[:, i] = (bits & route.ITERATIONS_BIT) != 0
+            ls_capped += int(np.count_nonzero(bits & LS_BIT)) if LS_BIT else 0
+            for name, bit in CAPACITY_BITS.items():
+                overflow[name] += int(np.any(bits & bit))
+            if bits.any():
+                d.overflow.zero_()
+            nacon = int(d.nacon.numpy()[0])
+            if nacon:
+                per_world = np.bincount(d.contact.worldid.numpy()[:nacon], minlength=n)
+                contacts_max = max(contacts_max, int(per_world.max()))
+            rows_max = max(rows_max, int(d.nefc.numpy().max()))
+        qfrc, force = d.qfrc_constraint.numpy().copy(), d.actuator_force.numpy().copy()
+    notes = []
+    if ls_capped:
+        notes.append(f"the line search stopped at its cap (ls_iterations {mjm.opt.ls_iterations}) in "
+                     f"{ls_capped} world-steps")
+    tolerance = float(m.opt.tolerance.numpy()[0])
+    if tolerance > mjm.opt.tolerance:
+        notes.append(f"MJWarp solves to tolerance {tolerance:g} (the model asks {mjm.opt.tolerance:g})")
+    return RouteRun(route="warp", device=route.device_kind(device), versions=route.versions(), precision="float32",
+                    timestep=float(mjm.opt.timestep), cap=int(mjm.opt.iterations), qpos=qpos, qvel=qvel,
+                    xipos=xipos, xquat=xquat, qfrc_constraint=qfrc, actuator_force=force, niter=niter,
+                    capped=capped, overflow=overflow, contacts_max=contacts_max, rows_max=rows_max,
+                    capacity={"contacts": int(d.naconmax // n), "rows": int(d.njmax)},
+                    compile_seconds=compile_seconds, step_seconds=stepping / max(steps, 1),
+                    notes=notes + ([f"{printed[0].count(route.CAP_WARNING)} iteration-limit warnings printed"]
+                                   if printed and printed[0].count(route.CAP_WARNING) else []))

@@ -1,0 +1,249 @@
+"""The route laws (`--physlaw-route=warp|mjx`, `pytest_physlaw/pack/routes.py`): without a route nothing of
+them is collected or imported; an unavailable route or a refused setting skips every law with the reason;
+and each law fails on a route setting that breaks it, with tiny models written here.
+
+CI runs the cheap tests and one per route that proves a law fails (a contact capacity too small for the
+scene: law 1); the other demonstrations compile more (a model and a setting each) and run with
+PHYSLAW_SLOW_ROUTES=1:
+
+    PHYSLAW_SLOW_ROUTES=1 .venv/bin/pytest tests/pack/test_routes.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from fixtures.solver.scenes import slope_xml
+from pytest_physlaw.pack import routes
+
+SLOW = pytest.mark.skipif(not os.environ.get("PHYSLAW_SLOW_ROUTES"),
+                          reason="compiles a route for a model of its own: PHYSLAW_SLOW_ROUTES=1 runs it")
+LAWS = {  # function name -> law id (without the device)
+    "test_route_runs_the_model": "model-route-runs",
+    "test_one_route_step_agrees_with_c": "model-route-step",
+    "test_route_trajectory_stays_in_c_envelope": "model-route-trajectory",
+    "test_route_settles_as_c": "model-route-settled",
+    "test_route_iteration_cap": "model-route-cap",
+    "test_route_cost": "model-route-cost",
+}
+
+# A box resting on a 20 degree slope, friction 0.5 (tan 20 = 0.36): four contacts, held by friction (the
+# suite's slope scene, whose MuJoCo Warp kernels the Warp laws compile anyway). CG, as Lesson 20.2 caps it.
+SLOPE = slope_xml(solver="CG")
+# A box dropped from 5 mm onto the floor: no contact at the start, four once it lands.
+DROP = """<mujoco><worldbody><geom type="plane" size="1 1 0.1"/>
+  <body pos="0 0 0.055"><freejoint/><geom type="box" size="0.05 0.05 0.05" mass="1"/></body></worldbody></mujoco>"""
+# A motor-driven pendulum beside a box on the floor: it swings under seeded controls.
+SWING = """<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="2 2 0.1"/>
+  <body name="box" pos="0.5 0 0.05"><freejoint/><geom type="box" size="0.05 0.05 0.05" mass="1"/></body>
+  <body name="bob" pos="0 0 1"><joint name="swing" type="hinge" axis="0 1 0"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="0.5"/></body></worldbody>
+  <actuator><motor joint="swing" gear="2" ctrlrange="-1 1"/></actuator>
+  <keyframe><key qpos="0.5 0 0.05 1 0 0 0 0.8"/></keyframe></mujoco>"""
+# A chain whose 2000 kg link carries a 1 g tip on a stiff joint: its mass matrix spans 1e7, more than
+# float32's 7 digits resolve.
+HEAVY_TIP = """<mujoco><option timestep="0.002"/><worldbody>
+  <body name="base" pos="0 0 1"><joint name="j1" type="hinge" axis="0 1 0" damping="1"/>
+    <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.05" mass="2000"/>
+    <body name="tip" pos="0.5 0 0"><joint name="j2" type="hinge" axis="0 1 0" stiffness="50" damping="0.01"/>
+      <geom type="capsule" fromto="0 0 0 0.05 0 0" size="0.005" mass="0.001"/></body></body></worldbody>
+  <actuator><motor joint="j1" gear="500" ctrlrange="-1 1"/></actuator></mujoco>"""
+
+
+def _run(pytester: pytest.Pytester, xml: str, *routes_: str, ini: dict[str, str] | None = None,
+         steps: int = 100, extra: tuple[str, ...] = ()) -> tuple[pytest.RunResult, dict[str, dict]]:
+    """The route laws alone on one model; (the result, the law records by function name and route)."""
+    (pytester.path / "robot.xml").write_text(xml)
+    keys = {"physlaw_model_steps": str(steps), **(ini or {})}
+    pytester.makeini("[pytest]\n" + "".join(f"{k} = {v}\n" for k, v in keys.items()))
+    result = pytester.runpytest_inprocess("--physlaw-model=robot.xml", "--physlaw-models-only", "-k", "route",
+                                          *(f"--physlaw-route={r}" for r in routes_), "-p", "no:cacheprovider",
+                                          "-rs", *extra)
+    path = pytester.path / ".physlaw" / "report.json"
+    laws = json.loads(path.read_text())["laws"] if path.exists() else []
+    return result, {_key(r["nodeid"]): r for r in laws}
+
+
+def _key(nodeid: str) -> str:
+    """'robot.xml::test_route_cost[robot.xml:warp]' -> 'test_route_cost:warp'."""
+    name, _, case = nodeid.split("::", 1)[1].partition("[")
+    return f"{name}:{case.rstrip(']').rsplit(':', 1)[-1]}"
+
+
+def _check(record: dict, quantity: str) -> dict:
+    return next(c for c in record["checks"] if c["quantity"] == quantity)
+
+
+def _failed(records: dict[str, dict], route: str) -> set[str]:
+    return {LAWS[k.split(":")[0]] for k, r in records.items() if k.endswith(f":{route}") and r["outcome"] == "failed"}
+
+
+# ------------------------------------------------------------------------------------ no route, bad settings
+
+
+def test_without_a_route_nothing_of_it_is_collected_or_imported(pytester: pytest.Pytester) -> None:
+    """A model run without --physlaw-route collects none of the route laws and imports no warp, MuJoCo Warp,
+    jax or MJX (the pack's other laws are collected as before)."""
+    (pytester.path / "robot.xml").write_text(SWING)
+    pytester.makeconftest(textwrap.dedent("""
+        import sys
+        def pytest_collection_finish(session):
+            heavy = sorted(m for m in ("warp", "mujoco_warp", "jax", "mujoco.mjx") if m in sys.modules)
+            print("HEAVY", heavy)
+            print("ITEMS", [i.nodeid for i in session.items])
+        """))
+    result = pytester.runpytest_subprocess("--physlaw-model=robot.xml", "--collect-only", "-q", "-p", "no:cacheprovider")
+    heavy = next(line for line in result.stdout.lines if line.startswith("HEAVY"))
+    items = next(line for line in result.stdout.lines if line.startswith("ITEMS"))
+    assert heavy == "HEAVY []", result.stdout.str()
+    assert "test_settled_pose" in items and "route" not in items
+
+
+def test_the_pack_imports_without_warp_or_jax() -> None:
+    """The route modules that the pack imports stand without warp, mujoco_warp and jax (a user of the pack
+    alone has none of them)."""
+    code = ("import sys\nfor m in ('warp', 'mujoco_warp', 'jax', 'jaxlib'): sys.modules[m] = None\n"
+            "import pytest_physlaw.pack.laws, pytest_physlaw.pack.routes as r\nprint(sorted(r.law_ids())[0])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0 and out.stdout.strip() == "model-route-cap[cpu]", out.stderr
+
+
+@pytest.mark.parametrize(("option", "ini", "message"), [
+    ("--physlaw-route=newton", "", "invalid choice: 'newton'"),
+    ("", "physlaw_model_routes = warp gpu", "unknown route 'gpu'"),
+    ("--physlaw-route=warp", "physlaw_route_iterations = 0", "physlaw_route_iterations: '0' must be a whole number >= 1"),
+    ("--physlaw-route=mjx", "physlaw_route_precision = float16", "'float16' is not one of float32, float64"),
+    ("--physlaw-route=warp", "physlaw_route_solver = warp=Newton mjx", "'mjx' is not ROUTE=VALUE"),
+    ("--physlaw-route=warp", "physlaw_route_timestep = -1", "must be a number of seconds > 0"),
+])
+def test_bad_routes_and_settings_are_usage_errors(pytester: pytest.Pytester, option: str, ini: str, message: str) -> None:
+    (pytester.path / "robot.xml").write_text(SWING)
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    result = pytester.runpytest_inprocess("--physlaw-model=robot.xml", *([option] if option else []), "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str() + result.stdout.str()
+
+
+def test_per_route_settings() -> None:
+    """A plain value holds for every route; ROUTE=VALUE items set one route each, the others keep their own."""
+    class Config:
+        def __init__(self, **ini: str) -> None:
+            self.ini = ini
+
+        def getini(self, key: str) -> str:
+            return self.ini.get(key, "")
+
+    config = Config(physlaw_route_iterations="warp=1 mjx=4", physlaw_route_precision="float64",
+                    physlaw_route_nworld="1")
+    warp, mjx = routes.read_setup(config, "warp"), routes.read_setup(config, "mjx")
+    assert (warp.iterations, mjx.iterations, warp.precision, mjx.precision) == (1, 4, "float64", "float64")
+    assert warp.nworld == 3 and warp.solver is None and warp.eps == 1e-12  # the laws' batch needs 3 worlds
+    assert routes.read_setup(Config(physlaw_route_iterations="mjx=4"), "warp").iterations is None
+
+
+def test_an_unavailable_route_skips_every_law_naming_the_versions(pytester: pytest.Pytester, monkeypatch) -> None:
+    """mujoco-warp of another release than MuJoCo: all six laws collected, each skipped with both versions."""
+    from fixtures.warp.support import unsupported
+
+    reason = unsupported("3.14.0", "4.0.0", "1.19.0")
+    monkeypatch.setattr(routes, "unavailable", lambda route: reason)
+    result, laws = _run(pytester, SWING, "warp")
+    assert result.parseoutcomes() == {"skipped": 6, "deselected": result.parseoutcomes()["deselected"]}
+    assert {r["law"] for r in laws.values()} == {f"{law}[cpu]" for law in LAWS.values()}
+    skips = [line for line in result.stdout.lines if line.startswith("SKIPPED")]
+    assert len(skips) == 6 and all("found mujoco 3.14.0, mujoco-warp 4.0.0" in s for s in skips), skips
+
+
+def test_float64_on_warp_is_a_skip_naming_the_route(pytester: pytest.Pytester) -> None:
+    """MuJoCo Warp computes in float32: asking it for float64 skips every Warp law and says so."""
+    pytest.importorskip("mujoco_warp")
+    result, laws = _run(pytester, SLOPE, "warp", ini={"physlaw_route_precision": "float64"}, steps=5)
+    assert set(result.parseoutcomes()) == {"skipped", "deselected"} and len(laws) == 6
+    skips = [line for line in result.stdout.lines if line.startswith("SKIPPED")]
+    assert len(skips) == 6 and all("computes in float32 only" in s for s in skips), skips
+
+
+# ------------------------------------------------------------------------------------ each law can fail
+
+
+def _warp_or_skip() -> None:
+    reason = routes.unavailable("warp")
+    if reason:
+        pytest.skip(reason)
+
+
+def _mjx_or_skip() -> None:
+    reason = routes.unavailable("mjx")
+    if reason:
+        pytest.skip(reason)
+
+
+def test_warp_contact_capacity_too_small_fails_law_1(pytester: pytest.Pytester) -> None:
+    """A box lands on the floor with four contacts; MuJoCo Warp given room for one a world (nconmax=1) drops
+    the rest and only sets its NARROWPHASE bit: law 1 fails naming it. Where the start already needs more
+    (the box resting on the slope), MJWarp refuses the capacity and law 1 fails on that. At its own capacity
+    every law passes on the slope."""
+    _warp_or_skip()
+    result, laws = _run(pytester, DROP, "warp", ini={"physlaw_route_nconmax": "1"}, steps=50)
+    assert "model-route-runs" in _failed(laws, "warp"), result.stdout.str()
+    assert _check(laws["test_route_runs_the_model:warp"], "narrowphase_overflow_steps")["value"] > 0
+    assert laws["test_route_cost:warp"]["law"] == "model-route-cost[cpu]"
+
+    result, laws = _run(pytester, SLOPE, "warp", ini={"physlaw_route_nconmax": "1"}, steps=50)
+    assert _failed(laws, "warp") == {"model-route-runs"}, result.stdout.str()
+    assert "nconmax must be >= 4" in _check(laws["test_route_runs_the_model:warp"], "refused")["why"]
+    assert result.parseoutcomes()["skipped"] == 5
+
+    result, laws = _run(pytester, SLOPE, "warp", steps=50)
+    assert set(result.parseoutcomes()) == {"passed", "deselected"}, result.stdout.str()
+    assert _check(laws["test_route_runs_the_model:warp"], "contacts_over_capacity")["value"] < 1
+
+
+def test_mjx_contact_capacity_too_small_fails_law_1(pytester: pytest.Pytester) -> None:
+    """MJX told to keep one contact (max_contact_points=1, from ini physlaw_route_nconmax) keeps the deepest
+    corner of the box and drops three; at the route's poses MuJoCo C finds four touching: law 1 fails."""
+    _mjx_or_skip()
+    result, laws = _run(pytester, SLOPE, "mjx", ini={"physlaw_route_nconmax": "1"}, steps=30)
+    assert "model-route-runs" in _failed(laws, "mjx"), result.stdout.str()
+    assert _check(laws["test_route_runs_the_model:mjx"], "contacts_dropped_overflow_steps")["value"] > 0
+
+
+@SLOW
+@pytest.mark.parametrize("route", ["warp", "mjx"])
+def test_a_different_timestep_fails_laws_2_and_3(pytester: pytest.Pytester, route: str) -> None:
+    """Trained at twice the model's timestep, the swinging pendulum's one step and its trajectory leave C's."""
+    (_warp_or_skip if route == "warp" else _mjx_or_skip)()
+    result, laws = _run(pytester, SWING, route, ini={"physlaw_route_timestep": "0.004"})
+    assert _failed(laws, route) >= {"model-route-step", "model-route-trajectory"}, result.stdout.str()
+    assert "the route steps 0.004 s, the model 0.002 s" in _check(laws[f"test_one_route_step_agrees_with_c:{route}"],
+                                                                   "qpos_over_c_spread")["why"]
+    result, laws = _run(pytester, SWING, route)
+    assert not _failed(laws, route), result.stdout.str()
+
+
+@SLOW
+@pytest.mark.parametrize("route", ["warp", "mjx"])
+def test_an_iteration_cap_of_two_fails_laws_4_and_5(pytester: pytest.Pytester, route: str) -> None:
+    """CG capped at 2 iterations lets the box slide down the slope where C's converged CG holds it (Lesson
+    20.2): it no longer settles where C's does, and the cap moves where it settles."""
+    (_warp_or_skip if route == "warp" else _mjx_or_skip)()
+    result, laws = _run(pytester, SLOPE, route, ini={"physlaw_route_iterations": "2"}, steps=250)
+    assert _failed(laws, route) >= {"model-route-settled", "model-route-cap"}, result.stdout.str()
+    assert _check(laws[f"test_route_iteration_cap:{route}"], "capped_share")["value"] > 0.5
+
+
+@SLOW
+def test_float32_where_the_model_needs_more_fails_on_mjx(pytester: pytest.Pytester) -> None:
+    """A 1 g tip on a 2000 kg link: MJX in float32 misses C's step by far more than C's float32-sized spread;
+    in float64 the same laws pass."""
+    _mjx_or_skip()
+    result, laws = _run(pytester, HEAVY_TIP, "mjx")
+    assert "model-route-step" in _failed(laws, "mjx"), result.stdout.str()
+    result, laws = _run(pytester, HEAVY_TIP, "mjx", ini={"physlaw_route_precision": "float64"})
+    assert not _failed(laws, "mjx"), result.stdout.str()
