@@ -77,6 +77,48 @@ def test_timestep_is_stable_for_the_stiffest_mode(law, pack_model, linearized, m
               why="the linearized model's fastest rate |s| times the timestep, recorded for the gate")
 
 
+@pytest.mark.law("model-timeconst-resolved", source="MuJoCo documentation, Modeling: solver parameters (solref; "
+                  "refsafe keeps a time constant at 2 timesteps at least)")
+def test_constraint_time_constants_are_resolved(law, pack_model, model_case) -> None:
+    """Every constraint's time constant (solref's first number, where positive) spans at least two timesteps,
+    the fastest response a step resolves, or the model turns MuJoCo's refsafe off at its peril: with refsafe
+    off a shorter one rings, and that fails. With refsafe on (MuJoCo's default) MuJoCo uses 2 dt instead, so
+    the constraint is softer than written (leap hand's 0.1 ms contacts, Talos's 1 ms at a 1 ms step, a
+    timestep raised tenfold under MuJoCo's default 0.02 s): recorded for the gate, which sees a timestep or a
+    solref change move it."""
+    model = pack_model.model
+    families = {name: float(np.min(taus)) for name, taus in _time_constants(model).items() if taus.size}
+    if not families:
+        pytest.skip(f"{model_case}: no constraint with a time constant (solref)")
+    floor = 2 * model.opt.timestep
+    worst = min(families, key=families.get)
+    ratios = np.array(list(families.values())) / floor
+    where = (f"shortest {worst} ({families[worst]:g} s) over 2 x timestep ({floor:g} s), per kind of constraint")
+    if model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_REFSAFE:
+        law.check("timeconst_over_2dt", ratios, ge=1.0, drift_abs=1e-9,
+                  why=f"{where}; refsafe is off, so a shorter one rings: lower <option timestep> or lengthen that solref")
+    else:
+        law.check("timeconst_over_2dt", ratios, ge=0, drift_abs=1e-9,
+                  why=f"{where}; below 1 MuJoCo's refsafe uses 2 dt instead (softer than written), recorded for the gate")
+
+
+def _time_constants(model: mujoco.MjModel) -> dict[str, np.ndarray]:
+    """Positive solref time constants (a negative first number is a stiffness) of the constraints the model can
+    make, by kind: contacts of geoms that can collide with another (contype/conaffinity) and explicit pairs (or
+    the override), limits of limited joints and tendons, equalities, friction loss of dofs that have it."""
+    can_collide = np.array([np.any(((model.geom_contype[g] & model.geom_conaffinity) |
+                                    (model.geom_conaffinity[g] & model.geom_contype)) &
+                                   (model.geom_bodyid != model.geom_bodyid[g])) for g in range(model.ngeom)], dtype=bool)
+    kinds = {"contact (geom)": model.geom_solref[can_collide], "contact (pair)": model.pair_solref,
+             "joint limit": model.jnt_solref[model.jnt_limited.astype(bool)], "equality": model.eq_solref,
+             "tendon limit": model.tendon_solref_lim[model.tendon_limited.astype(bool)],
+             "friction loss": model.dof_solref[model.dof_frictionloss > 0]}
+    if model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_OVERRIDE:
+        kinds = {"contact (override)": np.array([model.opt.o_solref]),
+                 **{k: v for k, v in kinds.items() if not k.startswith("contact")}}
+    return {name: np.asarray(arr).reshape(-1, 2)[:, 0][np.asarray(arr).reshape(-1, 2)[:, 0] > 0] for name, arr in kinds.items()}
+
+
 def linear_modes(model: mujoco.MjModel, lin: measure.Linearized) -> tuple[float, float] | None:
     """(spectral radius of the linearized step map, max |s| dt of the continuous one), or None where no
     stiffness or damping acts (`measure.linearize`: servos, springs and dampers; gravity and contacts left

@@ -86,6 +86,10 @@ BREAKING = {  # law id -> (model, what breaks it)
         <body pos="-0.2 -0.2 0"><joint name="d" axis="0 -1 0"/><geom type="capsule" fromto="0 0 0 -0.2 0 -0.2" size="0.01"/></body>
         </body></worldbody><actuator><position joint="a"/><position joint="b"/><position joint="c"/><position joint="d"/>
         </actuator></mujoco>""",
+    # refsafe turned off, and MuJoCo's default contact (0.02 s) under a 20 ms step: the contact rings
+    "model-timeconst-resolved": """<mujoco><option timestep="0.02"><flag refsafe="disable"/></option><worldbody>
+        <geom type="plane" size="2 2 0.1"/><body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/>
+        </body></worldbody></mujoco>""",
     # PGS with one iteration on a stack of boxes stops at its cap every step
     "model-solver-cap-share": """<mujoco><option solver="PGS" iterations="1"/><worldbody><geom type="plane" size="2 2 0.1"/>
         <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>
