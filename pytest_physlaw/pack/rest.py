@@ -119,15 +119,11 @@ def test_contacts_carry_a_resting_floating_base(law, pack_model, settled, model_
 def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, settled_nudged, model_case) -> None:
     """At the end of the settled run no contact sinks deeper than the compliance it was given (its solimp
     width, over which MuJoCo's impedance rises: a rubber foot's design) or half the thinner geom's
-    smallest half-extent (half its radius, for a ball or capsule), whichever is more: deeper, the geom's middle nears the other
-    surface, where the contact normal and the geom's side flip. Contacts too soft for the load they
+    smallest half-extent (half its radius, for a ball or capsule), whichever is more: deeper, the geom's
+    middle nears the other surface, where the contact normal and the geom's side flip. Contacts too soft for the load they
     carry (a solref time constant far above the timestep's scale) sink that deep under the robot's weight."""
-    model, final = pack_model.model, settled.final
-    if final.ncon == 0:
-        pytest.skip(f"{model_case}: no contact at the end of the run")
-    depth, allowed, where = contact_depths(model, final)
-    if not depth.size:
-        pytest.skip(f"{model_case}: contacts at the end involve only planes and heightfields (no extent)")
+    model = pack_model.model
+    depth, allowed, where = _depths_or_skip(model, settled.final, f"{model_case}: at the end of the run")
     ratio = depth / allowed
     nudged_depth, nudged_allowed, _ = contact_depths(model, settled_nudged.final)
     nudged = (float(np.max(nudged_depth / nudged_allowed)), 1000 * float(np.max(nudged_depth))) if nudged_depth.size \
@@ -145,15 +141,11 @@ def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, set
 @pytest.mark.law("model-start-penetration", source=SOURCE)
 def test_start_state_is_not_interpenetrating(law, pack_model, settled, model_case) -> None:
     """At the starting keyframe no two geoms overlap deeper than a resting contact may sink (the larger of
-    its solimp width and half the thinner geom's smallest half-extent): an overlap at the start is pushed apart by
-    MuJoCo's contact spring in the first steps, a force many times the robot's weight that no real start
+    its solimp width and half the thinner geom's smallest half-extent): an overlap at the start is pushed
+    apart by MuJoCo's contact spring in the first steps, a force many times the robot's weight that no real start
     has. The contact force at the start over the model's weight is recorded for the gate."""
     model, first = pack_model.model, settled.first
-    if first.ncon == 0:
-        pytest.skip(f"{model_case}: no contact at the start")
-    depth, allowed, where = contact_depths(model, first)
-    if not depth.size:
-        pytest.skip(f"{model_case}: contacts at the start involve only planes and heightfields (no extent)")
+    depth, allowed, where = _depths_or_skip(model, first, f"{model_case}: at the start")
     ratio = depth / allowed
     law.check("start_depth_over_allowed", ratio, le=1.0, drift_abs=1e-6,
               why=f"overlap at the start over what a resting contact may sink, deepest {where[int(np.argmax(ratio))]} "
@@ -272,6 +264,16 @@ def contact_depths(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarr
             allowed.append(max(float(c.solimp[2]), SINK * min(thickness)))
             where.append(f"{_geom_name(model, c.geom1)} / {_geom_name(model, c.geom2)}")
     return np.array(depth), np.array(allowed), where
+
+
+def _depths_or_skip(model: mujoco.MjModel, data: mujoco.MjData, when: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """`contact_depths` of `data`, or a skip saying `when` there is none to measure."""
+    if data.ncon == 0:
+        pytest.skip(f"{when}: no contact")
+    depth, allowed, where = contact_depths(model, data)
+    if not depth.size:
+        pytest.skip(f"{when}: the contacts involve only planes and heightfields (no extent)")
+    return depth, allowed, where
 
 
 def _geom_name(model: mujoco.MjModel, geom: int) -> str:
