@@ -338,6 +338,13 @@ def test_route_trajectory_stays_in_c_envelope(law, pack_model, route_case, route
     worst, where, first = [], [], None
     for w, env in sorted(ref.envelopes.items()):
         leave = route_c.compare(env, ref.c_timestep, run.xipos[w], run.xquat[w], run.timestep)
+        lost = np.flatnonzero(~np.all(np.isfinite(leave.ratio), axis=(1, 2)))
+        if lost.size:  # the world's state went NaN or infinite: it left everything from there on
+            leave.ratio[lost[0]:] = np.inf
+            where.append(f"{ref.worlds[w].name} not finite from {route_c.fmt_time(int(lost[0]), run.timestep)}")
+            worst.append(np.inf)
+            first = first if first is not None and first[0] <= lost[0] else (int(lost[0]), where[-1])
+            continue
         index = leave.worst()
         worst.append(float(leave.ratio[index]))
         where.append(f"{ref.worlds[w].name} worst at {_where(model, leave, index, run.timestep)}")
