@@ -5,7 +5,7 @@ Imported only when a run asks for the route (`--physlaw-route=mjx`) and `route_c
 mujoco-mjx of MuJoCo's version with jax. It reuses the suite's MJX route (`fixtures/mjx/route.py`, through
 `pytest_physlaw.kit`): JAX's persistent compilation cache (`JAX_COMPILATION_CACHE_DIR`, default the repo's
 `.jax_cache/`), the precision switch (`enable_x64` only around the route's calls) and its reading of MJX's
-solver iteration count, which MJX keeps only inside its solver loop (`route._step`). MJX has no flag for a
+solver iteration count, which MJX keeps only inside its solver loop (`route.solver_iterations`). MJX has no flag for a
 solve stopped at the cap: a step that used all `opt.iterations` counts as capped, as the suite's MJX laws
 count it.
 
@@ -63,12 +63,23 @@ def with_contact_capacity(path: Path, mjm: mujoco.MjModel, nconmax: int) -> mujo
     return out
 
 
+def _step(mx, d):
+    """One MJX step and its solver iterations, read from MJX's own solver loop (`fixtures.mjx.route`): the
+    most of any solve in the step (RK4 solves four times a step); the cap itself where the cap is 1 (no loop)."""
+    found: list = []
+    with route.solver_iterations(found):
+        d = mjx.step(mx, d)
+    if not found:
+        return d, jnp.asarray(mx.opt.iterations)
+    return d, jnp.max(jnp.stack([jnp.asarray(n) for n in found]))
+
+
 def _rollout(mx, d0, qpos, qvel, act, warm, ctrl, cap_points):
     """One world: from its start state, one step a row of `ctrl`; what the laws read, each step."""
     d = d0.replace(qpos=qpos, qvel=qvel, act=act, qacc_warmstart=warm)
 
     def one(d, c):
-        d, niter = route._step(mx, d.replace(ctrl=c))
+        d, niter = _step(mx, d.replace(ctrl=c))
         contact = d._impl.contact
         touching = contact.dist < contact.includemargin
         full = jnp.asarray(False)

@@ -158,10 +158,12 @@ class Reference:
     one_steps: dict[int, route_c.OneStep]  # world index -> C's one step (settled start, moving state)
     moving_at: int  # the C step the moving state was taken at
     c_step_seconds: float
+    build_seconds: float = 0.0  # wall time of all of C's runs here
     notes: list[str] = field(default_factory=list)
 
 
 def build_reference(model: Any, keyframe: str, horizon: int, setup: RouteSetup) -> Reference:
+    started = time.perf_counter()
     dt = float(model.opt.timestep)
     route_dt = setup.timestep or dt
     route_steps = max(1, int(round(horizon * dt / route_dt)))
@@ -187,8 +189,8 @@ def build_reference(model: Any, keyframe: str, horizon: int, setup: RouteSetup) 
     moving_c = route_c.world_of("moving", moving, route_c.controls_at(model, t_mid + c_times[:1], SEED + 1))
     worlds[1] = route_c.world_of("moving", moving, route_c.controls_at(model, t_mid + r_times, SEED + 1))
     one_steps = {0: route_c.one_step(model, settled_c, eps, SEED), 1: route_c.one_step(model, moving_c, eps, SEED + 1)}
-    return Reference(dt, route_dt, worlds, envelopes, one_steps, mid,
-                     envelopes[0].ref.seconds / max(horizon, 1))
+    return Reference(dt, route_dt, worlds, envelopes, one_steps, mid, envelopes[0].ref.seconds / max(horizon, 1),
+                     time.perf_counter() - started)
 
 
 @pytest.fixture(scope="module")
@@ -432,3 +434,8 @@ def test_route_cost(law, pack_model, route_case, route_run, route_reference) -> 
               why=f"one step of all {run.nworld} worlds on {run.device}")
     law.check("world_step_over_c", per_world / max(ref.c_step_seconds, 1e-12), ge=0, drift=None,
               why=f"one world's share of a route step against one C step ({1000 * ref.c_step_seconds:.3g} ms)")
+    law.check("route_run_s", route_run.seconds, ge=0, unit="s", drift=None,
+              why=f"the whole batch on the route: put, compile or load, {run.steps} steps of {run.nworld} worlds, read back")
+    law.check("c_reference_s", ref.build_seconds, ge=0, unit="s", drift=None,
+              why=f"MuJoCo C's runs these laws compare with ({len(ref.envelopes)} worlds, each with "
+                  f"{route_c.MEMBERS} perturbed runs), shared by routes of one precision")
