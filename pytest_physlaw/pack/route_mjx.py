@@ -71,6 +71,8 @@ def _step(mx, d):
         d = mjx.step(mx, d)
     if not found:
         return d, jnp.asarray(mx.opt.iterations)
+    if len(found) == 1:
+        return d, found[0]
     return d, jnp.max(jnp.stack([jnp.asarray(n) for n in found]))
 
 
