@@ -33,7 +33,7 @@ GAIN = 1.0  # of the peak kinetic energy: a gain above the energy in motion itse
 HALVING = 0.75  # an integrator error at dt / 2 is at most 3/4 of the one at dt (first order: 1/2)
 ROUND_OFF = 1e-9  # relative: below this a gain or drift is round-off, not worth halving the timestep for
 DRIFT = 0.1  # of the momentum: what the integrator may lose over the horizon
-FD_ROUND_OFF = 1e-6  # relative: a central difference of MuJoCo's forces is exact to about this
+FD_ROUND_OFF = 1e-6  # a share of the speed a step: below this, a central difference's round-off
 DSBL, ENBL = mujoco.mjtDisableBit, mujoco.mjtEnableBit
 QUIET = DSBL.mjDSBL_CONTACT | DSBL.mjDSBL_EQUALITY | DSBL.mjDSBL_LIMIT
 
@@ -66,16 +66,18 @@ def test_passive_motion_gains_no_energy(law, pack_model, settings, horizon, mode
                   "element delivers no power)")
 def test_passive_forces_dissipate(law, pack_model, linearized, model_case) -> None:
     """The model's passive forces (joint and tendon damping, fluid drag) take energy out of any motion: their
-    slope over velocity, C = -d(qfrc_passive)/dqvel at the start, has no negative eigenvalue, so the power
-    they deliver, -v.C v, is never positive. A negative damping is an engine in a joint."""
+    slope over velocity, C = -d(qfrc_passive)/dqvel at the start, has no negative mode. Measured in the mass
+    matrix's metric, the least eigenvalue of M^-1/2 C M^-1/2 is the fastest rate at which passive forces could
+    speed a motion up; times the timestep it may not exceed round-off. A negative damping is an engine in a
+    joint: it speeds its joint up by a share of its speed every step."""
     damping = (linearized.passive_damping + linearized.passive_damping.T) / 2
     if not np.any(damping):
         pytest.skip(f"{model_case}: no passive damping (no joint or tendon damping, no fluid)")
-    values = np.linalg.eigvalsh(damping)
-    scale = float(np.max(np.abs(values)))
-    law.check("least_damping_over_largest", float(values[0]) / scale, ge=-FD_ROUND_OFF, drift_abs=FD_ROUND_OFF,
-              why=f"least eigenvalue of the passive damping over its largest ({scale:.3g}); below 0 some motion is "
-                  "pushed, not braked: set every <joint damping> and <tendon damping> >= 0")
+    half = np.linalg.inv(np.linalg.cholesky(linearized.mass))  # M = L L^T; L^-1 C L^-T has M^-1 C's eigenvalues
+    least = float(np.linalg.eigvalsh(half @ damping @ half.T)[0]) * pack_model.model.opt.timestep
+    law.check("least_damping_rate_dt", least, ge=-FD_ROUND_OFF, drift_abs=FD_ROUND_OFF,
+              why="least eigenvalue of M^-1 C times the timestep: below 0 some motion is pushed, not braked, by that "
+                  "share of its speed each step; set every <joint damping> and <tendon damping> >= 0")
 
 
 @pytest.mark.law("model-free-flight-momentum", source=SOURCE)
