@@ -22,7 +22,7 @@ from pytest_physlaw import files, gaps
 from pytest_physlaw.gate import moves
 from pytest_physlaw.options import DEFAULT_VERSIONS
 from pytest_physlaw.record import SCHEMA_VERSION, LawRecord
-from pytest_physlaw.scope import prunable
+from pytest_physlaw.scope import merge_line, prunable
 from pytest_physlaw.session import LawSession
 
 
@@ -90,10 +90,8 @@ class SaveSummary:
     pruned: list[str] = field(default_factory=list)
 
     def line(self, path: str) -> str:
-        parts = [f"{len(v)} {k}" for k, v in (("added", self.added), ("updated", self.updated),
-                                              ("unchanged", self.unchanged), ("moved", self.moved), ("kept", self.kept),
-                                              ("pruned", self.pruned))]
-        return f"law baseline {path}: " + ", ".join(parts)
+        return merge_line(f"law baseline {path}", self)
+
 
 
 def merge_baseline(old: dict[str, Any] | None, run: LawSession, env: dict[str, Any]) -> tuple[dict[str, Any], SaveSummary]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Iterable
+from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -91,3 +92,9 @@ def prunable(nodeid: str, run: LawSession) -> bool:
     if any(covers([m], nodeid) for m in run.skipped_modules):
         return False
     return covers(run.collect_args, nodeid)
+
+
+def merge_line(head: str, summary: Any) -> str:
+    """`head: 3 added, 10 updated, ...`: the count of each list field of a merge's summary (a baseline's, a
+    catalogue's), in field order."""
+    return f"{head}: " + ", ".join(f"{len(getattr(summary, f.name))} {f.name}" for f in fields(summary))

@@ -28,7 +28,7 @@ from pathlib import Path
 from pytest_physlaw import files
 from pytest_physlaw.markdown import table
 from pytest_physlaw.record import LawRecord
-from pytest_physlaw.scope import prunable
+from pytest_physlaw.scope import merge_line, prunable
 from pytest_physlaw.session import LawSession
 
 MEASURED = "Measured:"  # a docstring line that is exactly this starts the lab notebook: left out
@@ -119,10 +119,7 @@ class SpecSummary:
     pruned: list[str] = field(default_factory=list)
 
     def line(self, path: str) -> str:
-        parts = [f"{len(v)} {k}" for k, v in (("added", self.added), ("updated", self.updated),
-                                              ("unchanged", self.unchanged), ("kept", self.kept),
-                                              ("pruned", self.pruned))]
-        return f"law catalogue {path}: " + ", ".join(parts)
+        return merge_line(f"law catalogue {path}", self)
 
 
 _FILE = re.compile(r"## (\S.*\.py)")
