@@ -36,9 +36,9 @@ LAWS = {  # function name -> law id (without the device)
 # A box resting on a 20 degree slope, friction 0.5 (tan 20 = 0.36): four contacts, held by friction (the
 # suite's slope scene, whose MuJoCo Warp kernels the Warp laws compile anyway). CG, as Lesson 20.2 caps it.
 SLOPE = slope_xml(solver="CG")
-# A box dropped from 5 mm onto the floor: no contact at the start, four once it lands.
-DROP = """<mujoco><worldbody><geom type="plane" size="1 1 0.1"/>
-  <body pos="0 0 0.055"><freejoint/><geom type="box" size="0.05 0.05 0.05" mass="1"/></body></worldbody></mujoco>"""
+# The same box dropped from 5 mm onto a level plane: no contact at the start, four once it lands (the slope's
+# options, sizes and geom types: MJWarp builds the same kernels for both).
+DROP = slope_xml(angle=0.0, solver="CG").replace('<body pos="0 0 0.0250"', '<body pos="0 0 0.0300"')
 # A motor-driven pendulum beside a box on the floor: it swings under seeded controls.
 SWING = """<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="2 2 0.1"/>
   <body name="box" pos="0.5 0 0.05"><freejoint/><geom type="box" size="0.05 0.05 0.05" mass="1"/></body>
@@ -57,14 +57,16 @@ FAR = """<mujoco><option timestep="0.002" gravity="0 0 0"/><worldbody>
 
 
 def _run(pytester: pytest.Pytester, xml: str, *routes_: str, ini: dict[str, str] | None = None,
-         steps: int = 100, extra: tuple[str, ...] = ()) -> tuple[pytest.RunResult, dict[str, dict]]:
+         steps: int = 100, extra: tuple[str, ...] = (), in_process: bool = False) -> tuple[pytest.RunResult, dict[str, dict]]:
     """The route laws alone on one model; (the result, the law records by function name and route)."""
     (pytester.path / "robot.xml").write_text(xml)
     keys = {"physlaw_model_steps": str(steps), **(ini or {})}
     pytester.makeini("[pytest]\n" + "".join(f"{k} = {v}\n" for k, v in keys.items()))
-    result = pytester.runpytest_inprocess("--physlaw-model=robot.xml", "--physlaw-models-only", "-k", "route",
-                                          *(f"--physlaw-route={r}" for r in routes_), "-p", "no:cacheprovider",
-                                          "-rs", *extra)
+    # A run that steps a route goes in a process of its own: an in-process run removes the modules it imported
+    # when it ends, and jax's lazily imported parts abort the process when imported a second time.
+    run = pytester.runpytest_subprocess if routes_ and not in_process else pytester.runpytest_inprocess
+    result = run("--physlaw-model=robot.xml", "--physlaw-models-only", "-k", "route",
+                 *(f"--physlaw-route={r}" for r in routes_), "-p", "no:cacheprovider", "-rs", *extra)
     path = pytester.path / ".physlaw" / "report.json"
     laws = json.loads(path.read_text())["laws"] if path.exists() else []
     return result, {_key(r["nodeid"]): r for r in laws}
@@ -153,7 +155,7 @@ def test_an_unavailable_route_skips_every_law_naming_the_versions(pytester: pyte
 
     reason = unsupported("3.14.0", "4.0.0", "1.19.0")
     monkeypatch.setattr(routes, "unavailable", lambda route: reason)
-    result, laws = _run(pytester, SWING, "warp")
+    result, laws = _run(pytester, SWING, "warp", in_process=True)
     assert result.parseoutcomes() == {"skipped": 6, "deselected": result.parseoutcomes()["deselected"]}
     assert {r["law"] for r in laws.values()} == {f"{law}[cpu]" for law in LAWS.values()}
     skips = [line for line in result.stdout.lines if line.startswith("SKIPPED")]
@@ -172,16 +174,18 @@ def test_float64_on_warp_is_a_skip_naming_the_route(pytester: pytest.Pytester) -
 # ------------------------------------------------------------------------------------ each law can fail
 
 
-def _warp_or_skip() -> None:
-    reason = routes.unavailable("warp")
+def _route_or_skip(route: str) -> None:
+    reason = routes.unavailable(route)
     if reason:
         pytest.skip(reason)
+
+
+def _warp_or_skip() -> None:
+    _route_or_skip("warp")
 
 
 def _mjx_or_skip() -> None:
-    reason = routes.unavailable("mjx")
-    if reason:
-        pytest.skip(reason)
+    _route_or_skip("mjx")
 
 
 def test_warp_contact_capacity_too_small_fails_law_1(pytester: pytest.Pytester) -> None:
@@ -229,13 +233,13 @@ def test_a_different_timestep_fails_laws_2_and_3(pytester: pytest.Pytester, rout
 
 @SLOW
 @pytest.mark.parametrize("route", ["warp", "mjx"])
-def test_an_iteration_cap_of_two_fails_laws_4_and_5(pytester: pytest.Pytester, route: str) -> None:
-    """CG capped at 2 iterations lets the box slide down the slope where C's converged CG holds it (Lesson
+def test_an_iteration_cap_of_one_fails_laws_4_and_5(pytester: pytest.Pytester, route: str) -> None:
+    """CG capped at 1 iteration lets the box slide down the slope where C's converged CG holds it (Lesson
     20.2): it no longer settles where C's does, and the cap moves where it settles."""
     (_warp_or_skip if route == "warp" else _mjx_or_skip)()
-    result, laws = _run(pytester, SLOPE, route, ini={"physlaw_route_iterations": "2"}, steps=250)
+    result, laws = _run(pytester, SLOPE, route, ini={"physlaw_route_iterations": "1"}, steps=250)
     assert _failed(laws, route) >= {"model-route-settled", "model-route-cap"}, result.stdout.str()
-    assert _check(laws[f"test_route_iteration_cap:{route}"], "capped_share")["value"] > 0.5
+    assert _check(laws[f"test_route_iteration_cap:{route}"], "capped_share")["value"] > 0.3
 
 
 @SLOW
