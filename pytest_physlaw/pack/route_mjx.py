@@ -113,8 +113,8 @@ def put(mjm: mujoco.MjModel):
     try:
         return mjx.put_model(mjm)
     except NotImplementedError as e:
-        raise RouteUnsupported(f"mujoco-mjx {route.versions().get('mujoco-mjx')} (JAX implementation) does not "
-                               f"support {e} (its solvers: {', '.join(route.mjx_solvers())})") from e
+        raise RouteUnsupported(f"MJX (mujoco-mjx {route.versions().get('mujoco-mjx')}, JAX implementation) cannot run "
+                               f"this model: {e} (its solvers: {', '.join(route.mjx_solvers())})") from e
 
 
 def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun:

@@ -49,8 +49,8 @@ def put(mjm: mujoco.MjModel, setup: RouteSetup, nworld: int, host: mujoco.MjData
     try:
         m = mjw.put_model(mjm)
     except NotImplementedError as e:
-        raise RouteUnsupported(f"mujoco-warp {mjw.__version__} does not support {e} (its solvers: "
-                               f"{', '.join(route.warp_solvers())})") from e
+        raise RouteUnsupported(f"MuJoCo Warp (mujoco-warp {mjw.__version__}) cannot run this model: {e} (its "
+                               f"solvers: {', '.join(route.warp_solvers())})") from e
     if wp.get_device().is_cuda and not wp.is_conditional_graph_supported():
         m.opt.graph_conditional = False
     try:
