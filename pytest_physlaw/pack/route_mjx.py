@@ -20,6 +20,9 @@ that dimension than the capacity, the route dropped them.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import os
 import time
 from pathlib import Path
 
@@ -109,6 +112,51 @@ def rollout(cap_points: int):
     return _ROLLOUTS[cap_points]
 
 
+def _export_dir() -> Path:
+    return Path(os.environ.get("JAX_COMPILATION_CACHE_DIR", str(route.CACHE_DIR))) / "physlaw-routes"
+
+
+def _export_key(mjm: mujoco.MjModel, cap_points: int, precision: str, leaves: list) -> str:
+    """What the traced batch depends on: the model (MuJoCo's binary), the capacity, the precision, the
+    batch's shapes, the versions and this module's source."""
+    model = np.empty(mujoco.mj_sizeModel(mjm), np.uint8)
+    mujoco.mj_saveModel(mjm, None, model)
+    digest = hashlib.sha256(model.tobytes())
+    shapes = [(tuple(np.shape(x)), str(getattr(x, "dtype", type(x)))) for x in leaves]
+    digest.update(repr((cap_points, precision, shapes, sorted(route.versions().items()))).encode())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()[:32]
+
+
+def traced(mjm: mujoco.MjModel, cap_points: int, precision: str, args: tuple):
+    """The batch as a function of its flat input arrays, compiled. MJX's step takes long to trace for a model
+    with many geom pairs (Menagerie's Panda with a cube: ~100 s here, where the compiled step loads from
+    JAX's cache in ~1 s), so the traced batch is kept too, exported (`jax.export`) beside JAX's compilation
+    cache and keyed by everything it depends on: a warm run loads it and traces nothing of MJX."""
+    leaves, tree = jax.tree_util.tree_flatten(args)
+    batch = rollout(cap_points)
+    flat = jax.jit(lambda *xs: batch(*jax.tree_util.tree_unflatten(tree, xs)))
+    if importlib.util.find_spec("flatbuffers") is None:  # jax.export serializes with it (the mjx extra installs it)
+        return flat.lower(*leaves).compile()
+    path = _export_dir() / f"{_export_key(mjm, cap_points, precision, leaves)}.jaxexport"
+    exported = None
+    if path.is_file():
+        try:
+            exported = jax.export.deserialize(bytearray(path.read_bytes()))
+        except Exception:  # a file another jax wrote, or cut short: trace again
+            exported = None
+    if exported is None:
+        exported = jax.export.export(flat)(*leaves)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(exported.serialize())
+            os.replace(tmp, path)
+        except OSError:  # a read-only cache only costs the next run a trace
+            pass
+    return jax.jit(exported.call).lower(*leaves).compile()
+
+
 def put(mjm: mujoco.MjModel):
     try:
         return mjx.put_model(mjm)
@@ -129,10 +177,10 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
         stack = lambda name: jnp.asarray(np.stack([getattr(w, name) for w in worlds]), dtype=dtype)  # noqa: E731
         args = (mx, d0, stack("qpos"), stack("qvel"), stack("act"), stack("qacc_warmstart"),
                 jnp.asarray(np.stack([w.ctrl for w in worlds]), dtype=dtype))
-        compiled = rollout(cap_points).lower(*args).compile()
+        compiled = traced(mjm, cap_points, setup.precision, args)
         compile_seconds = time.perf_counter() - started
         tick = time.perf_counter()
-        out, qfrc, force = jax.block_until_ready(compiled(*args))
+        out, qfrc, force = jax.block_until_ready(compiled(*jax.tree_util.tree_leaves(args)))
         run_seconds = time.perf_counter() - tick
     qpos, qvel, xipos, xquat, niter, touching, full = (np.asarray(a) for a in out)
     start = _start_bodies(mjm, worlds)
