@@ -67,8 +67,8 @@ def with_contact_capacity(path: Path, mjm: mujoco.MjModel, nconmax: int) -> mujo
 
 
 def _step(mx, d):
-    """One MJX step and its solver iterations, read from MJX's own solver loop (`fixtures.mjx.route`): the
-    most of any solve in the step (RK4 solves four times a step); the cap itself where the cap is 1 (no loop)."""
+    """One MJX step and its solver iterations, read from MJX's own solver loop (`fixtures.mjx.route`); the cap
+    itself where the cap is 1 (no loop); -1 where the step solves more than once (RK4)."""
     found: list = []
     with route.solver_iterations(found):
         d = mjx.step(mx, d)
@@ -76,7 +76,9 @@ def _step(mx, d):
         return d, jnp.asarray(mx.opt.iterations)
     if len(found) == 1:
         return d, found[0]
-    return d, jnp.max(jnp.stack([jnp.asarray(n) for n in found]))
+    # RK4 solves inside a jax.lax.scan of its stages: those counts live in the scan's own trace and cannot be
+    # read out of it; the step's count is unknown (-1), and the cap law says so
+    return d, jnp.asarray(-1)
 
 
 def _rollout(mx, d0, qpos, qvel, act, warm, ctrl, cap_points):
@@ -112,6 +114,12 @@ def rollout(cap_points: int):
     return _ROLLOUTS[cap_points]
 
 
+def flat_batch(cap_points: int, tree):
+    """`rollout(cap_points)` as a jitted function of the batch's flat input arrays."""
+    batch = rollout(cap_points)
+    return jax.jit(lambda *xs: batch(*jax.tree_util.tree_unflatten(tree, xs)))
+
+
 def _export_dir() -> Path:
     return Path(os.environ.get("JAX_COMPILATION_CACHE_DIR", str(route.CACHE_DIR))) / "physlaw-routes"
 
@@ -134,8 +142,7 @@ def traced(mjm: mujoco.MjModel, cap_points: int, precision: str, args: tuple):
     JAX's cache in ~1 s), so the traced batch is kept too, exported (`jax.export`) beside JAX's compilation
     cache and keyed by everything it depends on: a warm run loads it and traces nothing of MJX."""
     leaves, tree = jax.tree_util.tree_flatten(args)
-    batch = rollout(cap_points)
-    flat = jax.jit(lambda *xs: batch(*jax.tree_util.tree_unflatten(tree, xs)))
+    flat = flat_batch(cap_points, tree)
     if importlib.util.find_spec("flatbuffers") is None:  # jax.export serializes with it (the mjx extra installs it)
         return flat.lower(*leaves).compile()
     path = _export_dir() / f"{_export_key(mjm, cap_points, precision, leaves)}.jaxexport"
@@ -177,10 +184,20 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
         stack = lambda name: jnp.asarray(np.stack([getattr(w, name) for w in worlds]), dtype=dtype)  # noqa: E731
         args = (mx, d0, stack("qpos"), stack("qvel"), stack("act"), stack("qacc_warmstart"),
                 jnp.asarray(np.stack([w.ctrl for w in worlds]), dtype=dtype))
-        compiled = traced(mjm, cap_points, setup.precision, args)
-        compile_seconds = time.perf_counter() - started
-        tick = time.perf_counter()
-        out, qfrc, force = jax.block_until_ready(compiled(*jax.tree_util.tree_leaves(args)))
+        leaves, tree = jax.tree_util.tree_flatten(args)
+        try:
+            compiled = traced(mjm, cap_points, setup.precision, args)
+            compile_seconds = time.perf_counter() - started
+            tick = time.perf_counter()
+            out, qfrc, force = jax.block_until_ready(compiled(*leaves))
+        except (TypeError, ValueError):
+            # jax turned parts of some models (gym's Ant) into extra arguments of the program, which neither a
+            # compiled program called on its own arguments nor an export takes: jit's own call, traced each run
+            flat = flat_batch(cap_points, tree)
+            jax.block_until_ready(flat(*leaves))
+            compile_seconds = time.perf_counter() - started
+            tick = time.perf_counter()
+            out, qfrc, force = jax.block_until_ready(flat(*leaves))
         run_seconds = time.perf_counter() - tick
     qpos, qvel, xipos, xquat, niter, touching, full = (np.asarray(a) for a in out)
     start = _start_bodies(mjm, worlds)

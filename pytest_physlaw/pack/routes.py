@@ -405,6 +405,9 @@ def test_route_iteration_cap(law, pack_model, route_case, route_run, route_conve
     solve leaves part of the constraint correction out)."""
     run, conv, model, ref = ran(route_run, route_case), route_converged.run, pack_model.model, route_reference
     share = float(np.mean(run.capped))
+    if np.all(run.niter < 0):
+        run.notes.append("MJX's RK4 solves inside a scan of its stages: its iteration counts cannot be read, the "
+                         "share is of steps known to be capped (none)")
     law.check("capped_share", share, ge=0, le=1, drift_abs=1.0 / run.capped.size,
               why=f"world-steps that stopped at the cap ({run.cap} iterations, mean {float(np.mean(run.niter)):.2f} "
                   f"a step; with 100: {float(np.mean(conv.capped)):.3f} capped, mean {float(np.mean(conv.niter)):.2f})"
