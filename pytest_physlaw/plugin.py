@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from pytest_physlaw import examples, gaps, html_report, junit, marks, options
+from pytest_physlaw import examples, gaps, html_report, junit, marks, options, progress
 from pytest_physlaw.check import LawChecks, LawViolation
 from pytest_physlaw.fixture import Law
 from pytest_physlaw.model_files import ModelPaths
@@ -70,7 +70,12 @@ def pytest_configure(config: pytest.Config) -> None:
     LawRun.register(config)
     examples.load_profile(config)
     html_report.register(config)  # only where pytest-html is installed
+    progress.attach(config)
     _model_pack(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    progress.detach(config)
 
 
 def _model_pack(config: pytest.Config) -> None:
