@@ -57,6 +57,54 @@ def test_actuators_can_hold_the_start_pose(law, pack_model, settings, model_case
                   f"needs {abs(need[loaded][worst]):.3g} of {reach[worst]:.3g}")
 
 
+@pytest.mark.law("model-servo-sag", source=SOURCE + "; Hooke's law of a servo (force = kp x error)")
+def test_servo_sag_stays_off_the_limits(law, pack_model, linearized, settings, model_case) -> None:
+    """A joint of a fixed-base tree that a position servo holds, with the starting controls, sags under the
+    robot's weight by its load over its stiffness from where the actuators alone would put it (each joint
+    alone: the load is what gravity and the springs ask at the start pose, the stiffness MuJoCo's own, the
+    servo's kp through its moment arm with the joint's springs, linearized); the sag stays inside the room
+    the joint has to the limit it sags toward. Farther, the joint comes to rest on its limit: the limit holds
+    the pose, not the servo (a gain or a gear off by a factor, too weak for the links).
+
+    Measured (`pytest --physlaw-model=MODEL.xml -k sag -s`): on the sound zoo models at most 0.19 of the room
+    (Allegro's ffj1, Gymnasium's Franka kitchen); gains and servo biases x0.05: Shadow hand 2.1, LEAP hand 1.6,
+    Allegro 3.7 (fingers resting on their stops), ALOHA 0.999, Panda 0.084, Gen3 0.15 (they sag, off the stops)."""
+    model = pack_model.model
+    dofs = _servo_dofs(model)
+    if not dofs.any():
+        pytest.skip(f"{model_case}: no joint of a fixed-base tree that a position servo drives")
+    data = runs.start(model, settings.keyframe)
+    data.qvel[:] = 0
+    mujoco.mj_forward(model, data)
+    load = data.qfrc_bias - data.qfrc_passive  # what the actuators must give to hold the pose
+    stiffness = np.diag(linearized.stiffness)
+    checked = dofs & ~_on_a_limit(model, data, load) & ~_tied(model) & (stiffness > 0)
+    sag, room, names = [], [], []
+    for d in np.flatnonzero(checked):
+        joint = int(model.dof_jntid[d])
+        if not model.jnt_limited[joint] or int(model.jnt_type[joint]) not in (int(mujoco.mjtJoint.mjJNT_HINGE),
+                                                                              int(mujoco.mjtJoint.mjJNT_SLIDE)):
+            continue
+        (low, high), k = model.jnt_range[joint], float(stiffness[d])
+        rest = float(data.qpos[model.jnt_qposadr[joint]]) + float(data.qfrc_actuator[d]) / k  # unloaded, as commanded
+        if not low <= rest <= high:
+            continue  # commanded onto its limit (a grasp, a stop): the command holds it there, not the weight
+        move = -float(load[d]) / k  # the servo answers the load with -K dq
+        sag.append(abs(move))
+        room.append(high - rest if move > 0 else rest - low)
+        names.append(_dof_name(model, d))
+    if not sag:
+        pytest.skip(f"{model_case}: no servo-held joint with a range to sag into (limited hinge or slide, not tied, "
+                    "not resting on a limit)")
+    sag_, room_ = np.array(sag), np.array(room)
+    ratio = np.where(room_ > 0, sag_ / np.where(room_ > 0, room_, 1.0), np.where(sag_ > 0, np.inf, 0.0))
+    worst = int(np.argmax(ratio))
+    law.check("sag_over_room", ratio, le=1.0, drift_abs=1e-9,
+              why=f"each servo-held joint's sag under the start's load (load / stiffness) over its room to the limit "
+                  f"it sags toward, from where the starting controls alone put it; worst {names[worst]!r}: {sag_[worst]:.3g} of {room_[worst]:.3g}; if it fails, "
+                  "raise that servo's kp (or check its gear)")
+
+
 @pytest.mark.law("model-stands", source=SOURCE + "; statics of a robot on its legs")
 def test_servos_hold_a_standing_robot_up(law, pack_model, settings, horizon, model_case) -> None:
     """A floating robot whose every joint a position servo holds stands on its own: with each servo's target
@@ -189,3 +237,16 @@ def _dofs(model: mujoco.MjModel, joint: int) -> int:
 def _dof_name(model: mujoco.MjModel, dof: int) -> str:
     joint = int(model.dof_jntid[dof])
     return model.joint(joint).name or f"joint {joint}"
+
+
+def _servo_dofs(model: mujoco.MjModel) -> np.ndarray:
+    """Whether each dof of a fixed-base tree has a moment arm from a position servo (`runs.servos`)."""
+    out = np.zeros(model.nv, dtype=bool)
+    servo = runs.servos(model)
+    if not servo.size:
+        return out
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    moment = np.zeros((model.nu, model.nv))
+    mujoco.mju_sparse2dense(moment, data.actuator_moment, data.moment_rownnz, data.moment_rowadr, data.moment_colind)
+    return np.any(moment[servo] != 0, axis=0) & _fixed_base_dofs(model)

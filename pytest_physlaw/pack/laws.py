@@ -20,7 +20,11 @@ keyframe (ini `physlaw_model_keyframe`; keyframe 0, else qpos0), over the horizo
 relative to the rootdir; body laws add the body's name.
 """
 
-from pytest_physlaw.pack.actuators import test_actuators_can_hold_the_start_pose, test_servos_hold_a_standing_robot_up  # noqa: F401
+from pytest_physlaw.pack.actuators import (  # noqa: F401
+    test_actuators_can_hold_the_start_pose,
+    test_servos_hold_a_standing_robot_up,
+    test_servo_sag_stays_off_the_limits,
+)
 from pytest_physlaw.pack.energy import (  # noqa: F401
     test_floating_base_keeps_its_momentum,
     test_passive_forces_dissipate,
@@ -40,6 +44,7 @@ from pytest_physlaw.pack.fixtures import (  # noqa: F401
 from pytest_physlaw.pack.inertia import test_inertia_is_matter_within_the_robot, test_links_are_no_denser_than_osmium  # noqa: F401
 from pytest_physlaw.pack.proxies import test_scalar_proxy_error_along_the_axis, test_tensor_proxy_answers_like_the_body  # noqa: F401
 from pytest_physlaw.pack.rest import (  # noqa: F401
+    test_contacts_are_stiff_enough_to_carry_a_body,
     test_contacts_carry_a_resting_floating_base,
     test_floating_bases_can_touch_the_ground,
     test_floating_bases_stay_above_the_ground,

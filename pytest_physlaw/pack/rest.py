@@ -138,6 +138,36 @@ def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, set
               why="deepest contact at rest, recorded for the gate (solref, solimp, mass and gravity move it)")
 
 
+@pytest.mark.law("model-contact-stiffness", source=SOURCE + "; MuJoCo documentation, Computation: solver "
+                  "parameters (solref, solimp: k = d(r) / (dmax^2 tau^2 zeta^2), R = (1 - d) / d A)")
+def test_contacts_are_stiff_enough_to_carry_a_body(law, pack_model, model_case) -> None:
+    """A body resting on one contact sinks, in MuJoCo's soft-contact model, the depth r where the contact's
+    spring meets gravity: k(r) r = (1 - d(r)) / d(r) g, whatever the body's mass (the impedance d and the
+    stiffness k from the contact's solref and solimp, the time constant raised to 2 dt by refsafe). For every
+    pair of geoms that can collide, that sink stays inside what model-contact-depth allows a resting contact
+    (the larger of the solimp width and half the thinner geom's smallest half-extent): deeper, a geom
+    resting on that contact has its middle near the other surface. A contact softer than that (a solref time
+    constant of 0.2 s sinks 20 mm) cannot carry even the body's own weight, whatever touches it.
+
+    Measured (`pytest --physlaw-model=MODEL.xml -k stiff -s`): on 58 sound models of 9 packages at most 0.45 of
+    the allowance (ANYmal C's shank on the floor: 13.5 of 30 mm; MuJoCo's default contact at a 2 ms step sinks
+    0.37 mm); every geom's solref raised to 0.2 s on 14 robots: 0.39 (LEAP hand, whose pairs keep their own
+    0.1 ms) and 1.12 to 19.6 on the others. A free sphere or box resting in MuJoCo sinks what this says (one
+    contact) or a quarter of it (four corners share the load)."""
+    model = pack_model.model
+    if not _has_gravity(model):
+        pytest.skip(f"{model_case}: the model has no gravity: no weight for a contact to carry")
+    sink, allowed, where = rest_sinks(model)
+    if not sink.size:
+        pytest.skip(f"{model_case}: no two geoms with an extent can collide (contype/conaffinity, pairs)")
+    ratio = sink / allowed
+    worst = int(np.argmax(ratio))
+    law.check("rest_sink_over_allowed", float(ratio[worst]), le=1.0, drift_abs=1e-9,
+              why=f"the sink of a body resting on one contact under gravity over what a resting contact may sink, "
+                  f"worst pair {where[worst]} ({1000 * sink[worst]:.3g} mm of {1000 * allowed[worst]:.3g} mm); if it "
+                  "fails, stiffen those geoms' contact (a shorter solref time constant, a solimp nearer 1)")
+
+
 @pytest.mark.law("model-start-penetration", source=SOURCE)
 def test_start_state_is_not_interpenetrating(law, pack_model, settled, model_case) -> None:
     """At the starting keyframe no two geoms overlap deeper than a resting contact may sink (the larger of
@@ -342,3 +372,110 @@ def plane_height(data: mujoco.MjData, plane: int, point: np.ndarray) -> float:
     """Signed distance of `point` from a plane geom along its normal (the geom's z axis)."""
     normal = data.geom_xmat[plane].reshape(3, 3)[:, 2]
     return float((point - data.geom_xpos[plane]) @ normal)
+
+
+def rest_sinks(model: mujoco.MjModel) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(sink of a body resting on one contact under gravity, what a resting contact may sink, which geoms) for
+    each pair of geoms that can collide (`collidable_pairs`) with at least one of them of some extent."""
+    a, b, solref, solimp = collidable_pairs(model)
+    thick = np.where(model.geom_rbound > 0, np.min(model.geom_aabb[:, 3:], axis=1), np.inf)
+    thinner = np.minimum(thick[a], thick[b])
+    keep = np.isfinite(thinner)
+    if not keep.any():
+        return np.zeros(0), np.zeros(0), []
+    a, b, solref, solimp, thinner = a[keep], b[keep], solref[keep], solimp[keep], thinner[keep]
+    gravity = float(np.linalg.norm(model.opt.gravity))
+    floor = 0.0 if model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_REFSAFE else 2 * model.opt.timestep
+    params, inverse = np.unique(np.hstack([solref, solimp]), axis=0, return_inverse=True)
+    sinks = np.array([resting_sink(row[:2], row[2:], gravity, floor) for row in params])
+    sink = sinks[np.asarray(inverse).reshape(-1)]
+    allowed = np.maximum(solimp[:, 2], SINK * thinner)
+    return sink, allowed, _names(model, a, b, int(np.argmax(sink / allowed)))
+
+
+def _names(model: mujoco.MjModel, a: np.ndarray, b: np.ndarray, worst: int) -> list[str]:
+    """Pair names, filled only at `worst` (the one a message names): thousands of pairs are not named."""
+    names = [""] * a.size
+    names[worst] = f"{_geom_name(model, int(a[worst]))} / {_geom_name(model, int(b[worst]))}"
+    return names
+
+
+def resting_sink(solref: np.ndarray, solimp: np.ndarray, gravity: float, floor: float) -> float:
+    """Depth r at which a body resting on one contact is held: MuJoCo's reference acceleration -k d(r) r meets
+    what its regularizer R = (1 - d) / d A leaves of gravity, k d(r) r = (1 - d(r)) / d(r) g (mass cancels:
+    A = 1 / m for a body on one contact). Standard solref (tau, zeta): k = 1 / (dmax^2 tau^2 zeta^2), tau at
+    least `floor` (refsafe); direct (-stiffness, -damping): k = stiffness / dmax^2. Bisection: the left side
+    grows with r, the right falls."""
+    d0, dmax, width, mid, power = _clamped_solimp(solimp)
+    if solref[0] > 0:
+        tau = max(float(solref[0]), floor)
+        k = 1.0 / (dmax**2 * tau**2 * float(solref[1]) ** 2)
+    else:
+        k = -float(solref[0]) / dmax**2
+    if k <= 0:
+        return math.inf
+    low, high = 0.0, 1.0
+    while k * _impedance(high, d0, dmax, width, mid, power) * high < gravity * (1 - dmax) / dmax and high < 1e6:
+        high *= 2
+    for _ in range(100):
+        r = (low + high) / 2
+        d = _impedance(r, d0, dmax, width, mid, power)
+        low, high = (low, r) if k * d * r > gravity * (1 - d) / d else (r, high)
+    return (low + high) / 2
+
+
+def _clamped_solimp(solimp: np.ndarray) -> tuple[float, float, float, float, float]:
+    """solimp as MuJoCo uses it: d0, dmax in [1e-4, 0.9999], width >= 0, midpoint in (0, 1), power >= 1."""
+    d0, dmax = (min(max(float(x), 1e-4), 0.9999) for x in solimp[:2])
+    return d0, dmax, max(float(solimp[2]), 0.0), min(max(float(solimp[3]), 1e-4), 1 - 1e-4), max(float(solimp[4]), 1.0)
+
+
+def _impedance(r: float, d0: float, dmax: float, width: float, mid: float, power: float) -> float:
+    """MuJoCo's impedance d(r) at penetration r (documentation, Computation: solimp's sigmoid)."""
+    x = r / width if width > 0 else 1.0
+    if x >= 1:
+        return dmax
+    y = x**power / mid ** (power - 1) if x <= mid else 1 - (1 - x) ** power / (1 - mid) ** (power - 1)
+    return d0 + y * (dmax - d0)
+
+
+def collidable_pairs(model: mujoco.MjModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(geoms a, geoms b, solref, solimp) of the pairs MuJoCo may collide: explicit <pair>s with their own
+    parameters, and pairs whose contype/conaffinity bits meet, on bodies of different welds, not parent and
+    child (unless the filter is off or one is the world) and not excluded, with MuJoCo's mix of the two geoms'
+    solref and solimp (the higher geom_priority's own; else weighted by solmix; a direct solref: the smaller of
+    each). The override flag replaces them all with o_solref and o_solimp."""
+    contype, conaffinity = model.geom_contype, model.geom_conaffinity
+    meet = ((contype[:, None] & conaffinity[None, :]) | (conaffinity[:, None] & contype[None, :])) != 0
+    weld = model.body_weldid[model.geom_bodyid]
+    parent = model.body_weldid[model.body_parentid[weld]]
+    meet &= weld[:, None] != weld[None, :]
+    if not model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_FILTERPARENT:
+        kin = (weld[:, None] == parent[None, :]) | (parent[:, None] == weld[None, :])
+        meet &= ~(kin & (weld[:, None] != 0) & (weld[None, :] != 0))
+    body = model.geom_bodyid
+    for signature in model.exclude_signature:
+        b1, b2 = int(signature) >> 16, int(signature) & 0xFFFF
+        meet &= ~(((body[:, None] == b1) & (body[None, :] == b2)) | ((body[:, None] == b2) & (body[None, :] == b1)))
+    a, b = np.nonzero(np.triu(meet, 1))
+    solref, solimp = _mixed(model, a, b)
+    a, b = np.concatenate([model.pair_geom1, a]).astype(int), np.concatenate([model.pair_geom2, b]).astype(int)
+    solref = np.vstack([model.pair_solref.reshape(-1, 2), solref])
+    solimp = np.vstack([model.pair_solimp.reshape(-1, 5), solimp])
+    if model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_OVERRIDE:
+        solref, solimp = np.tile(model.opt.o_solref, (a.size, 1)), np.tile(model.opt.o_solimp, (a.size, 1))
+    return a, b, solref, solimp
+
+
+def _mixed(model: mujoco.MjModel, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """MuJoCo's contact parameters of geom pairs (a, b): the higher priority's own, else mixed by solmix."""
+    m1, m2 = model.geom_solmix[a], model.geom_solmix[b]
+    total = m1 + m2
+    mix = np.where(total < 1e-15, 0.5, m1 / np.where(total < 1e-15, 1.0, total))
+    p1, p2 = model.geom_priority[a], model.geom_priority[b]
+    mix = np.where(p1 > p2, 1.0, np.where(p2 > p1, 0.0, mix))
+    r1, r2 = model.geom_solref[a], model.geom_solref[b]
+    standard = (r1[:, 0] > 0) & (r2[:, 0] > 0)
+    solref = np.where(standard[:, None], mix[:, None] * r1 + (1 - mix[:, None]) * r2, np.minimum(r1, r2))
+    solimp = mix[:, None] * model.geom_solimp[a] + (1 - mix[:, None]) * model.geom_solimp[b]
+    return solref, solimp

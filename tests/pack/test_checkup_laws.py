@@ -86,6 +86,17 @@ BREAKING = {  # law id -> (model, what breaks it)
         <body pos="-0.2 -0.2 0"><joint name="d" axis="0 -1 0"/><geom type="capsule" fromto="0 0 0 -0.2 0 -0.2" size="0.01"/></body>
         </body></worldbody><actuator><position joint="a"/><position joint="b"/><position joint="c"/><position joint="d"/>
         </actuator></mujoco>""",
+    # a 4 cm cube and a floor whose contacts have a 0.2 s time constant (ten times MuJoCo's default): a body
+    # resting on one such contact sinks 19.6 mm, past half the cube's 20 mm half-extent (0.02 s: 0.37 mm)
+    "model-contact-stiffness": """<mujoco><default><geom solref="0.2 1"/></default><worldbody>
+        <geom type="plane" size="2 2 0.1"/><body pos="0 0 0.02"><freejoint/><geom type="box" size="0.02 0.02 0.02" mass="0.1"/>
+        </body></worldbody></mujoco>""",
+    # a 1 kg, 0.5 m arm held level by a servo of kp 1 N m/rad: it sags 2.45 rad, past its limit 1 rad below
+    # (with kp 100: 0.0245 rad)
+    "model-servo-sag": """<mujoco><worldbody><body name="arm" pos="0 0 1">
+        <joint name="shoulder" type="hinge" axis="0 -1 0" range="-1 1" limited="true"/>
+        <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.02" mass="1"/></body></worldbody>
+        <actuator><position joint="shoulder" kp="1" ctrlrange="-1 1" ctrllimited="true"/></actuator></mujoco>""",
     # refsafe turned off, and MuJoCo's default contact (0.02 s) under a 20 ms step: the contact rings
     "model-timeconst-resolved": """<mujoco><option timestep="0.02"><flag refsafe="disable"/></option><worldbody>
         <geom type="plane" size="2 2 0.1"/><body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/>
