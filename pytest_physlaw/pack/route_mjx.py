@@ -20,9 +20,6 @@ that dimension than the capacity, the route dropped them.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import os
 import time
 from pathlib import Path
 
@@ -114,54 +111,13 @@ def rollout(cap_points: int):
     return _ROLLOUTS[cap_points]
 
 
-def flat_batch(cap_points: int, tree):
-    """`rollout(cap_points)` as a jitted function of the batch's flat input arrays."""
-    batch = rollout(cap_points)
-    return jax.jit(lambda *xs: batch(*jax.tree_util.tree_unflatten(tree, xs)))
-
-
-def _export_dir() -> Path:
-    return Path(os.environ.get("JAX_COMPILATION_CACHE_DIR", str(route.CACHE_DIR))) / "physlaw-routes"
-
-
-def _export_key(mjm: mujoco.MjModel, cap_points: int, precision: str, leaves: list) -> str:
-    """What the traced batch depends on: the model (MuJoCo's binary), the capacity, the precision, the
-    batch's shapes, the versions and this module's source."""
-    model = np.empty(mujoco.mj_sizeModel(mjm), np.uint8)
-    mujoco.mj_saveModel(mjm, None, model)
-    digest = hashlib.sha256(model.tobytes())
-    shapes = [(tuple(np.shape(x)), str(getattr(x, "dtype", type(x)))) for x in leaves]
-    digest.update(repr((cap_points, precision, shapes, sorted(route.versions().items()))).encode())
-    digest.update(Path(__file__).read_bytes())
-    return digest.hexdigest()[:32]
-
-
 def traced(mjm: mujoco.MjModel, cap_points: int, precision: str, args: tuple):
     """The batch as a function of its flat input arrays, compiled. MJX's step takes long to trace for a model
     with many geom pairs (Menagerie's Panda with a cube: ~100 s here, where the compiled step loads from
-    JAX's cache in ~1 s), so the traced batch is kept too, exported (`jax.export`) beside JAX's compilation
-    cache and keyed by everything it depends on: a warm run loads it and traces nothing of MJX."""
-    leaves, tree = jax.tree_util.tree_flatten(args)
-    flat = flat_batch(cap_points, tree)
-    if importlib.util.find_spec("flatbuffers") is None:  # jax.export serializes with it (the mjx extra installs it)
-        return flat.lower(*leaves).compile()
-    path = _export_dir() / f"{_export_key(mjm, cap_points, precision, leaves)}.jaxexport"
-    exported = None
-    if path.is_file():
-        try:
-            exported = jax.export.deserialize(bytearray(path.read_bytes()))
-        except Exception:  # a file another jax wrote, or cut short: trace again
-            exported = None
-    if exported is None:
-        exported = jax.export.export(flat)(*leaves)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(exported.serialize())
-            os.replace(tmp, path)
-        except OSError:  # a read-only cache only costs the next run a trace
-            pass
-    return jax.jit(exported.call).lower(*leaves).compile()
+    JAX's cache in ~1 s), so the traced batch is kept too (`route.kept_trace`, keyed by the model, the
+    capacity, the precision, the batch's shapes, the versions and this adapter's source): a warm run loads
+    it and traces nothing of MJX."""
+    return route.kept_trace(rollout(cap_points), args, mjm, (cap_points, precision), sources=(Path(__file__),))
 
 
 def put(mjm: mujoco.MjModel):
@@ -193,7 +149,7 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
         except (TypeError, ValueError):
             # jax turned parts of some models (gym's Ant) into extra arguments of the program, which neither a
             # compiled program called on its own arguments nor an export takes: jit's own call, traced each run
-            flat = flat_batch(cap_points, tree)
+            flat = route.flat(rollout(cap_points), tree)
             jax.block_until_ready(flat(*leaves))
             compile_seconds = time.perf_counter() - started
             tick = time.perf_counter()
