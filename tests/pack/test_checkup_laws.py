@@ -199,3 +199,24 @@ def test_free_flight_leaves_out_a_tree_a_tendon_ties_to_the_world(pytester: pyte
     result, laws = _run(pytester, "tied.xml")
     assert _law(laws, "tied.xml", "model-free-flight-momentum")["outcome"] == "skipped"
     result.stdout.fnmatch_lines(["*tied by a tendon to the world or to another tree*"])
+
+
+@pytest.mark.parametrize("solref, solimp", [("0.05 1", "0.9 0.95 0.001 0.5 2"), ("0.2 0.7", "0.8 0.99 0.01 0.3 3"),
+                                            ("-1000 -10", "0.9 0.95 0.001 0.5 2")],
+                         ids=["standard", "wide-solimp", "direct"])
+def test_the_resting_sink_is_what_mujoco_settles_to(solref: str, solimp: str) -> None:
+    """model-contact-stiffness's sink (MuJoCo's soft contact solved for rest) is where a free ball resting on one
+    contact ends up in MuJoCo, whatever its mass."""
+    import mujoco
+
+    from pytest_physlaw.pack import rest
+
+    for mass in (0.1, 10.0):
+        model = mujoco.MjModel.from_xml_string(f"""<mujoco><default><geom solref="{solref}" solimp="{solimp}"/></default>
+            <worldbody><geom type="plane" size="2 2 0.1"/><body pos="0 0 0.05"><freejoint/>
+            <geom type="sphere" size="0.05" mass="{mass}"/></body></worldbody></mujoco>""")
+        data = mujoco.MjData(model)
+        for _ in range(5000):
+            mujoco.mj_step(model, data)
+        (sink,), _, _ = rest.rest_sinks(model)
+        assert -data.contact[0].dist == pytest.approx(sink, rel=1e-6)
