@@ -7,6 +7,14 @@ change that halving its step makes).
 
 Measured:
 `pytest --physlaw-model=MODEL.xml -k "warning or timestep" -s`; see README ("Your own model").
+
+No accuracy bound on the fastest mode (omega dt, or the step map's eigenvalues against exp(s dt)) is
+checked, only stability, because none separates: on 58 sound models of 9 packages the linearized model's
+fastest underdamped mode reaches |Im s| dt = 1.39 (MyoSuite's torso exosuit, Euler) and 0.90 (SO-101), while
+a timestep raised tenfold that stays stable leaves Barkour vB at 0.58 and the Shadow hand at 0.40; Panda's and
+xArm7's servos are overdamped (their slow pole K/C at s dt = 0.17 and 0.19 at ten times the step), and their
+undamped sqrt(K/M) dt (3.7, 2.1) is below Tidybot's sound 8.2. A bound that caught those would fail sound
+models; the stiffest rate x dt is recorded for the gate, which sees a timestep change move it.
 """
 
 from __future__ import annotations
