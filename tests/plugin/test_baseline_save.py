@@ -172,6 +172,13 @@ def test_an_incomplete_run_never_replaces_the_baseline_and_says_so(pytester, arg
     assert "r.json: the report of an incomplete run" in result.stderr.str()
 
 
+def _sigint_default() -> None:
+    """In the child: SIGINT as a terminal delivers it, even where this run was started in the background by a
+    shell (which ignores SIGINT there, and an ignored signal stays ignored across exec: Python would then
+    install no KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_leaves_the_baseline_as_it_was(pytester):
     """A real SIGINT in the middle of a run: the baseline keeps all its laws, the report says why."""
     laws = "\n".join(f"def test_{i}(law):\n    law.check('q', {i}.0, le=100.0)\n" for i in range(8))
@@ -184,7 +191,7 @@ def test_ctrl_c_leaves_the_baseline_as_it_was(pytester):
                               "    time.sleep(60)\n"))
     proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--law-save-baseline",
                              "base.json", "--law-report", "r.json"], cwd=pytester.path,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=_sigint_default)
     deadline = time.monotonic() + 60
     while not marker.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
