@@ -172,11 +172,11 @@ def test_an_incomplete_run_never_replaces_the_baseline_and_says_so(pytester, arg
     assert "r.json: the report of an incomplete run" in result.stderr.str()
 
 
-def _sigint_default() -> None:
-    """In the child: SIGINT as a terminal delivers it, even where this run was started in the background by a
-    shell (which ignores SIGINT there, and an ignored signal stays ignored across exec: Python would then
-    install no KeyboardInterrupt)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+# `python -m pytest` whose SIGINT raises KeyboardInterrupt even where this run was started in the background by a
+# shell: the shell ignores SIGINT there, an ignored signal stays ignored across exec, and Python then installs no
+# KeyboardInterrupt (set in the child itself: a preexec_fn would fork a process that runs JAX's threads)
+INTERRUPTIBLE_PYTEST = ("import signal, sys, pytest; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                        "sys.exit(int(pytest.main(sys.argv[1:])))")
 
 
 def test_ctrl_c_leaves_the_baseline_as_it_was(pytester):
@@ -189,9 +189,9 @@ def test_ctrl_c_leaves_the_baseline_as_it_was(pytester):
     pytester.makepyfile(test_many=laws.replace(
         "def test_3(law):\n", f"def test_3(law):\n    import pathlib, time\n    pathlib.Path({str(marker)!r}).touch()\n"
                               "    time.sleep(60)\n"))
-    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--law-save-baseline",
-                             "base.json", "--law-report", "r.json"], cwd=pytester.path,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=_sigint_default)
+    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTIBLE_PYTEST, "-p", "no:cacheprovider",
+                             "--law-save-baseline", "base.json", "--law-report", "r.json"], cwd=pytester.path,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while not marker.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
