@@ -286,14 +286,21 @@ def contact_depths(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarr
     """(penetration, what it may reach, which geoms) of each contact between geoms that have a thickness (not
     planes or heightfields): the larger of the contact's own solimp width (MuJoCo's mix of its geoms') and SINK
     times the thinner geom's smallest half-extent (from MuJoCo's `geom_aabb`)."""
-    depth, allowed, where = [], [], []
-    for c in data.contact[: data.ncon]:
-        thickness = [float(np.min(model.geom_aabb[g, 3:])) for g in (c.geom1, c.geom2) if model.geom_rbound[g] > 0]
-        if thickness:
-            depth.append(max(-float(c.dist), 0.0))
-            allowed.append(max(float(c.solimp[2]), SINK * min(thickness)))
-            where.append(f"{_geom_name(model, c.geom1)} / {_geom_name(model, c.geom2)}")
-    return np.array(depth), np.array(allowed), where
+    n = data.ncon
+    a, b = (np.asarray(data.contact.geom1[:n], dtype=int), np.asarray(data.contact.geom2[:n], dtype=int))
+    thinner = _thinner_extent(model, a, b)
+    keep = np.isfinite(thinner)
+    depth = np.maximum(-np.asarray(data.contact.dist[:n])[keep], 0.0)
+    allowed = np.maximum(np.asarray(data.contact.solimp[:n])[keep, 2], SINK * thinner[keep])
+    where = [f"{_geom_name(model, g1)} / {_geom_name(model, g2)}" for g1, g2 in zip(a[keep], b[keep])]
+    return depth, allowed, where
+
+
+def _thinner_extent(model: mujoco.MjModel, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The smaller of geoms a's and b's smallest half-extents (MuJoCo's `geom_aabb`), pair by pair; inf where
+    neither has an extent (planes, heightfields)."""
+    thick = np.where(model.geom_rbound > 0, np.min(model.geom_aabb[:, 3:], axis=1), np.inf)
+    return np.minimum(thick[a], thick[b])
 
 
 def _depths_or_skip(model: mujoco.MjModel, data: mujoco.MjData, when: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -378,8 +385,7 @@ def rest_sinks(model: mujoco.MjModel) -> tuple[np.ndarray, np.ndarray, list[str]
     """(sink of a body resting on one contact under gravity, what a resting contact may sink, which geoms) for
     each pair of geoms that can collide (`collidable_pairs`) with at least one of them of some extent."""
     a, b, solref, solimp = collidable_pairs(model)
-    thick = np.where(model.geom_rbound > 0, np.min(model.geom_aabb[:, 3:], axis=1), np.inf)
-    thinner = np.minimum(thick[a], thick[b])
+    thinner = _thinner_extent(model, a, b)
     keep = np.isfinite(thinner)
     if not keep.any():
         return np.zeros(0), np.zeros(0), []
