@@ -164,8 +164,7 @@ def _holding(model: mujoco.MjModel, keyframe: str) -> tuple[mujoco.MjData, np.nd
     limited = model.actuator_forcelimited.astype(bool)
     for end, unlimited in ((0, -np.inf), (1, np.inf)):
         forces[end] = np.where(servo, np.where(limited, model.actuator_forcerange[:, end], unlimited), forces[end])
-    moment = np.zeros((model.nu, model.nv))
-    mujoco.mju_sparse2dense(moment, data.actuator_moment, data.moment_rownnz, data.moment_rowadr, data.moment_colind)
+    moment = runs.moments(model, data)
     with np.errstate(invalid="ignore"):  # 0 * inf: no moment arm on that dof, no force there
         per_actuator = np.nan_to_num(np.stack([moment * forces[0][:, None], moment * forces[1][:, None]]), nan=0.0, posinf=np.inf, neginf=-np.inf)
     return data, need, per_actuator.min(axis=0).sum(axis=0), per_actuator.max(axis=0).sum(axis=0)
@@ -247,6 +246,5 @@ def _servo_dofs(model: mujoco.MjModel) -> np.ndarray:
         return out
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
-    moment = np.zeros((model.nu, model.nv))
-    mujoco.mju_sparse2dense(moment, data.actuator_moment, data.moment_rownnz, data.moment_rowadr, data.moment_colind)
+    moment = runs.moments(model, data)
     return np.any(moment[servo] != 0, axis=0) & _fixed_base_dofs(model)

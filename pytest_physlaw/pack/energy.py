@@ -179,8 +179,7 @@ def _pushing_from_outside(model: mujoco.MjModel) -> np.ndarray:
     the tree's own bodies puts equal and opposite forces on it and none there."""
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
-    moment = np.zeros((model.nu, model.nv))
-    mujoco.mju_sparse2dense(moment, data.actuator_moment, data.moment_rownnz, data.moment_rowadr, data.moment_colind)
+    moment = runs.moments(model, data)
     free = [d for j in np.flatnonzero(model.jnt_type == mujoco.mjtJoint.mjJNT_FREE)
             for d in range(model.jnt_dofadr[j], model.jnt_dofadr[j] + 3)]
     return np.any(np.abs(moment[:, free]) > 0, axis=1) if free else np.zeros(model.nu, dtype=bool)

@@ -137,6 +137,14 @@ def exercised(model: mujoco.MjModel, steps: int, keyframe: str, seed: int) -> di
     return warnings_of(data)
 
 
+def moments(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """(nu, nv) each actuator's moment arm on each dof at `data`'s last forward pass: MuJoCo's sparse
+    `actuator_moment`, dense."""
+    moment = np.zeros((model.nu, model.nv))
+    mujoco.mju_sparse2dense(moment, data.actuator_moment, data.moment_rownnz, data.moment_rowadr, data.moment_colind)
+    return moment
+
+
 def servos(model: mujoco.MjModel) -> np.ndarray:
     """Position servos: a fixed gain and an affine bias that pulls back on the actuator's length (-kp)."""
     return np.flatnonzero((model.actuator_gaintype == mujoco.mjtGain.mjGAIN_FIXED)
