@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from pytest_physlaw import examples, gaps, html_report, junit, marks, options, progress
+from pytest_physlaw import examples, gaps, html_report, junit, marks, options, progress, shutdown
 from pytest_physlaw.check import LawChecks, LawViolation
 from pytest_physlaw.fixture import Law
 from pytest_physlaw.model_files import ModelPaths
@@ -71,6 +71,7 @@ def pytest_configure(config: pytest.Config) -> None:
     examples.load_profile(config)
     html_report.register(config)  # only where pytest-html is installed
     progress.attach(config)
+    shutdown.skip_final_collection()
     _model_pack(config)
 
 

@@ -83,11 +83,11 @@ def check_sweep(law, mus: np.ndarray, slid_mm: np.ndarray, c_mm: np.ndarray, *, 
 
 
 @pytest.mark.law(f"mjx-friction-threshold[{DEVICE}]", source="Lesson 20.2, part 3 and research note")
-def test_vmapped_frictions_find_cs_threshold(law, mjx_route, pytestconfig) -> None:
+def test_vmapped_frictions_find_cs_threshold(law, mjx_route, mjx_kept_run, pytestconfig) -> None:
     """64 frictions in one vmap, float32: holds above tan(angle), slides below, the threshold where C's is."""
     model = slope(ANGLE)
-    run = mjx_route.simulate(model, SECONDS, precision="float32", frictions=FRICTIONS)
-    nudged = mjx_route.simulate(model, SECONDS, precision="float32", frictions=FRICTIONS * (1 + F32_ULP))
+    run = mjx_route.simulate(model, SECONDS, precision="float32", frictions=FRICTIONS)  # timed: never kept
+    nudged = mjx_kept_run(model, SECONDS, precision="float32", frictions=FRICTIONS * (1 + F32_ULP))
     cache = getattr(pytestconfig, "cache", None)
     c_mm = np.array([run_slope(ANGLE, float(mu), SECONDS, cache=cache).creep_mm for mu in FRICTIONS])
     check_sweep(law, FRICTIONS, run.creep_mm(BOX), c_mm, gravity=float(np.linalg.norm(model.opt.gravity)),

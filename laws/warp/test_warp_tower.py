@@ -49,10 +49,10 @@ def newton_reference(settled_tower):
     return cold_solve(settled_tower, "Newton", REFERENCE_ITERATIONS, REFERENCE_TOLERANCE)
 
 
-def warp_iterations(warp_route, settled_tower, solver: str, warmstart: bool, steps: int = STEPS):
+def warp_iterations(warp_kept_run, settled_tower, solver: str, warmstart: bool, steps: int = STEPS):
     """MJWarp's iterations per step over `steps` steps on from the settled tower."""
     model = tower(10, solver=solver, warmstart=warmstart)
-    return warp_route.simulate(warp_route.put_scene(model, state=settled_tower.data(model)), steps)
+    return warp_kept_run(model, steps, state=settled_tower.data(model))
 
 
 def c_mean_iterations(settled_tower, solver: str, warmstart: bool, steps: int = STEPS) -> float:
@@ -68,10 +68,10 @@ def c_mean_iterations(settled_tower, solver: str, warmstart: bool, steps: int = 
 
 @pytest.mark.law(f"warp-tower-qacc[{DEVICE}]", source="Lesson 20.2, part 1")
 @pytest.mark.parametrize("solver", warp_solvers())
-def test_warp_solve_gives_c_newton_qacc(law, warp_route, settled_tower, newton_reference, solver: str) -> None:
+def test_warp_solve_gives_c_newton_qacc(law, warp_kept_solve, settled_tower, newton_reference, solver: str) -> None:
     """A cold-started MJWarp solve of the settled tower misses a float32-sized share of C's qacc*."""
     model = tower(10, solver=solver, warmstart=False)
-    warp = warp_route.solve(model, settled_tower.data(model))
+    warp = warp_kept_solve(model, settled_tower.data(model))
     ref = newton_reference
     share = float(np.linalg.norm(warp.qacc[0] - ref.qacc) / np.linalg.norm(ref.qacc_smooth - ref.qacc))
     bound, why = MISSING_SHARE.get(solver, MISSING_SHARE["CG"])
@@ -81,10 +81,10 @@ def test_warp_solve_gives_c_newton_qacc(law, warp_route, settled_tower, newton_r
 
 
 @pytest.mark.law(f"warp-tower-newton-iterations[{DEVICE}]", source="Lesson 20.2, part 2")
-def test_warp_newton_takes_one_iteration_per_step(law, warp_route, settled_tower) -> None:
+def test_warp_newton_takes_one_iteration_per_step(law, warp_kept_run, settled_tower) -> None:
     """MJWarp's Newton takes one iteration per tower step, warmstarted or not, as C's cold Newton."""
-    warm = warp_iterations(warp_route, settled_tower, "Newton", True, NEWTON_STEPS)
-    cold = warp_iterations(warp_route, settled_tower, "Newton", False, NEWTON_STEPS)
+    warm = warp_iterations(warp_kept_run, settled_tower, "Newton", True, NEWTON_STEPS)
+    cold = warp_iterations(warp_kept_run, settled_tower, "Newton", False, NEWTON_STEPS)
     c_cold = c_mean_iterations(settled_tower, "Newton", False, NEWTON_STEPS)
     law.check("cold_minus_c", float(cold.niter_mean[0]) - c_cold,
               near=0.0, abs=0.05, unit="iterations",
@@ -97,10 +97,10 @@ def test_warp_newton_takes_one_iteration_per_step(law, warp_route, settled_tower
 
 
 @pytest.mark.law(f"warp-tower-cg-warmstart[{DEVICE}]", source="Lesson 20.2, part 2")
-def test_warp_warmstart_saves_cg_iterations(law, warp_route, settled_tower) -> None:
+def test_warp_warmstart_saves_cg_iterations(law, warp_kept_run, settled_tower) -> None:
     """Warmstart cuts MJWarp's CG iterations per tower step, and cold CG needs no more than C's."""
-    warm = float(warp_iterations(warp_route, settled_tower, "CG", True).niter_mean[0])
-    cold_run = warp_iterations(warp_route, settled_tower, "CG", False)
+    warm = float(warp_iterations(warp_kept_run, settled_tower, "CG", True).niter_mean[0])
+    cold_run = warp_iterations(warp_kept_run, settled_tower, "CG", False)
     cold = float(cold_run.niter_mean[0])
     law.check("warm_over_cold", warm / cold, le=0.7,
               why="measured 9.1 / 22.8 = 0.40 over 250 steps (C: 20.8 / 35.7 = 0.58); over the first 100 "
