@@ -13,6 +13,7 @@ Measured:
 
 from __future__ import annotations
 
+import copy
 import math
 
 import mujoco
@@ -22,8 +23,8 @@ import pytest
 from pytest_physlaw.pack import roundoff, runs
 
 SOURCE = "statics (Newton's first law); MuJoCo documentation, Computation: soft contacts, mj_contactForce"
-REST_SPEED = 1e-3  # m/s: every body's centre of mass slower than this at the end is at rest
-LOAD = 0.02  # of the weight: a tree at rest to REST_SPEED over the last tenth is carried to 2 %
+REST_SPEED = 1e-3  # m/s: a floating tree whose centre of mass is slower than this at the end is at rest
+LOAD = 0.02  # of the weight: a tree at rest to REST_SPEED is carried to 2 %
 SINK = 0.5  # of the thinner geom's smallest half-extent (its radius, for a ball): deeper, it is about to pass through
 
 
@@ -95,12 +96,11 @@ def test_contacts_carry_a_resting_floating_base(law, pack_model, settled, model_
     if not roots:
         pytest.skip(f"{model_case}: no floating base (no tree whose root joint is free): its weight goes "
                     "through its joints, not its contacts")
-    speed = _speeds(model, final)
-    tree_speed = {r: float(np.max(speed[model.body_rootid == r])) for r in roots}
+    tree_speed = _tree_speeds(model, final, roots)
     resting = [r for r in roots if tree_speed[r] < REST_SPEED]
     if not resting:
         fastest = max(roots, key=tree_speed.get)
-        pytest.skip(f"{model_case}: no floating base at rest at the end of the run (body "
+        pytest.skip(f"{model_case}: no floating base at rest at the end of the run (the centre of mass of body "
                     f"{model.body(fastest).name!r}'s tree moves at {tree_speed[fastest]:.3g} m/s)")
     gravity = float(np.linalg.norm(model.opt.gravity))
     if not _has_gravity(model):
@@ -250,6 +250,16 @@ def _speeds(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
         mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, b, velocity, 0)
         speed[b] = np.linalg.norm(velocity[3:])
     return speed
+
+
+def _tree_speeds(model: mujoco.MjModel, data: mujoco.MjData, roots: list[int]) -> dict[int, float]:
+    """Each root's tree: the speed of its centre of mass (m/s), MuJoCo's `subtree_linvel` (`mj_subtreeVel`). The
+    balance of forces is the tree's: a finger still drifting inside a resting robot does not move it (the
+    Unitree G1 with hands ends its 1 s run at 0.54 mm/s on MuJoCo 3.14.0 and 0.72 mm/s on 4.0.0, a finger at
+    0.92 and 1.27 mm/s: judged by its fastest body, the law ran on one version only)."""
+    scratch = copy.copy(data)
+    mujoco.mj_subtreeVel(model, scratch)
+    return {r: float(np.linalg.norm(scratch.subtree_linvel[r])) for r in roots}
 
 
 def _contact_force_on(model: mujoco.MjModel, data: mujoco.MjData, root: int) -> np.ndarray:

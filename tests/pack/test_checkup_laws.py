@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 ARM = """<mujoco>{option}
@@ -220,3 +221,22 @@ def test_the_resting_sink_is_what_mujoco_settles_to(solref: str, solimp: str) ->
             mujoco.mj_step(model, data)
         (sink,), _, _ = rest.rest_sinks(model)
         assert -data.contact[0].dist == pytest.approx(sink, rel=1e-6)
+
+
+def test_a_resting_tree_is_judged_by_its_centre_of_mass_not_its_fastest_body() -> None:
+    """model-contact-carries-weight's rest: two equal links sliding apart inside a box at rest on the floor move
+    its bodies at 5 mm/s and the tree's centre of mass not at all (MuJoCo's `subtree_linvel`)."""
+    import mujoco
+
+    from pytest_physlaw.pack import rest
+
+    model = mujoco.MjModel.from_xml_string("""<mujoco><worldbody><geom type="plane" size="2 2 0.1"/>
+        <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/>
+        <body><joint name="a" type="slide" axis="1 0 0"/><geom type="sphere" size="0.01" mass="0.2"/></body>
+        <body><joint name="b" type="slide" axis="1 0 0"/><geom type="sphere" size="0.01" mass="0.2"/></body>
+        </body></worldbody></mujoco>""")
+    data = mujoco.MjData(model)
+    data.qvel[6:] = (0.005, -0.005)
+    mujoco.mj_forward(model, data)
+    assert float(np.max(rest._speeds(model, data))) == pytest.approx(0.005)
+    assert rest._tree_speeds(model, data, [1]) == {1: pytest.approx(0.0, abs=1e-12)}
