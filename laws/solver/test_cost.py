@@ -6,12 +6,13 @@ Time is only compared as a ratio of two solvers timed in the same run, in interl
 median over rounds (`fixtures.solver.timing`); no absolute time is a law. Iterations per step do
 not depend on the machine, and the lesson's figures for them are reference laws on MuJoCo 3.14.0.
 
-Protocol. Tower and 50-box heap: the lesson's, each solver settles the scene itself (1 s, 1.5 s;
-cached across runs) and is then timed over 300 steps, 30 rounds of 10. 200-box heap: a cheaper one,
-because settling it with PGS alone is slow: all three solvers step on from the one state Newton
-settled, 16 rounds of 1 step. Load makes the slower solver's longer rounds likelier to be
-preempted, so it inflates the ratios the laws bound from below: noise moves these laws away from
-failing, not towards it.
+Protocol (`fixtures.solver.step_costs`, the `step_costs` fixture). Tower and 50-box heap: the
+lesson's, each solver settles the scene itself (1 s, 1.5 s; cached across runs) and is then timed
+over 300 steps, 30 rounds of 10. 200-box heap: a cheaper one, because settling it with PGS alone is
+slow: all three solvers step on from the one state Newton settled, 16 rounds of 1 step. On a warm
+cache a side process times them while the other laws run. Load makes the slower solver's longer
+rounds likelier to be preempted, so it inflates the ratios the laws bound from below: noise moves
+these laws away from failing, not towards it.
 
 Measured:
 On this shared 2-core machine (`pytest -m law laws/solver/test_cost.py -v` prints them), MuJoCo
@@ -31,46 +32,16 @@ to 63. The whole module takes about 2.3 s warm, 7 s cold (settling the heap of 5
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
-from fixtures.settled import SettledState
 from fixtures.solver.options import SOLVERS
-from fixtures.solver.plugin import HEAP_SECONDS, TOWER_SECONDS
-from fixtures.solver.scenes import heap_xml, tower_xml
-from fixtures.solver.timing import StepCost, cost_ratio, interleaved_cost, simulation
+from fixtures.solver.step_costs import SCENES
+from fixtures.solver.timing import cost_ratio
 from laws.solver.lesson import require_lesson_mujoco
 
-SCENES = ("tower", "heap50", "heap200")
-OWN_SETTLING = {"tower": (lambda **o: tower_xml(10, **o), TOWER_SECONDS),
-                "heap50": (lambda **o: heap_xml(50, **o), HEAP_SECONDS)}
-LESSON_ROUNDS, LESSON_STEPS = 30, 10  # 300 timed steps, as the lesson
-HEAP200_ROUNDS = 16
 SOURCE = "Lesson 20.2, cost as the system grows"
 RATIO_WHY = ("the lesson's ordering; median of per-round ratios of interleaved rounds, so machine noise "
              "hits both solvers alike and only a real reversal fails")
-
-
-@pytest.fixture(scope="module")
-def step_costs(settle: Callable[..., SettledState],
-               settle_heap200: Callable[[], SettledState]) -> Callable[[str], dict[str, StepCost]]:
-    """`step_costs(scene)`: each solver's StepCost on the scene, measured once per module."""
-    measured: dict[str, dict[str, StepCost]] = {}
-
-    def measure(scene: str) -> dict[str, StepCost]:
-        if scene not in measured:
-            if scene in OWN_SETTLING:
-                xml, seconds = OWN_SETTLING[scene]
-                sims = {name: simulation(settle(xml(solver=name), seconds)) for name in SOLVERS}
-                measured[scene] = interleaved_cost(sims, rounds=LESSON_ROUNDS, steps=LESSON_STEPS)
-            else:
-                state = settle_heap200()
-                sims = {name: simulation(state, name) for name in SOLVERS}
-                measured[scene] = interleaved_cost(sims, rounds=HEAP200_ROUNDS, steps=1)
-        return measured[scene]
-
-    return measure
 
 
 @pytest.mark.law("pgs-slowest", source=SOURCE)
