@@ -44,6 +44,8 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
+from pytest_physlaw import mujoco_versions
+
 from ._inputs import equality_mode, force_vector, matching_data, mj_model, moving_body
 from .masses import scalar_mass, translation_block
 from .spatial_mobility import forward_position, mobility
@@ -112,11 +114,11 @@ def pose_invariant(model: mujoco.MjModel, body: int) -> bool:
     enough: a hinged descendant (a pole on a cart) changes the body's M^-1 with its angle.
     """
     tree = model.body_treeid[body]
-    dofs = slice(model.tree_dofadr[tree], model.tree_dofadr[tree] + model.tree_dofnum[tree])
+    dofs = mujoco_versions.tree_dofs(model, tree)
     kinds = model.jnt_type[model.dof_jntid[dofs]]
     if np.all(kinds == mujoco.mjtJoint.mjJNT_SLIDE):
         return True
-    return bool(model.tree_bodynum[tree] == 1 and np.all(kinds == mujoco.mjtJoint.mjJNT_FREE))
+    return bool(mujoco_versions.tree_bodies(model, tree) == 1 and np.all(kinds == mujoco.mjtJoint.mjJNT_FREE))
 
 
 def _check_pose(pose: object) -> str:

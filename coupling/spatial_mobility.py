@@ -49,6 +49,8 @@ from collections.abc import Sequence
 import mujoco
 import numpy as np
 
+from pytest_physlaw import mujoco_versions
+
 from ._inputs import equality_mode, matching_data, moving_body
 
 
@@ -58,7 +60,7 @@ def forward_position(model: mujoco.MjModel, data: mujoco.MjData) -> None:
     mujoco.mj_kinematics(model, data)
     mujoco.mj_comPos(model, data)
     mujoco.mj_tendon(model, data)  # tendon armature enters M in mj_makeM
-    mujoco.mj_makeM(model, data)
+    mujoco_versions.make_mass(model, data)
     mujoco.mj_factorM(model, data)
 
 
@@ -97,7 +99,7 @@ def _mobility_of(model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray) ->
         return np.zeros((0, 6, 6))
     _require_factorised(model, data)
     trees = model.body_treeid[ids]
-    start, count = model.tree_dofadr[trees], model.tree_dofnum[trees]
+    start, count = mujoco_versions.tree_dof_ranges(model, trees)
     slots = _slots(trees)
     offsets = np.arange(int(count.max()))
     columns = np.minimum(start[:, None] + offsets[None, :], nv - 1)
@@ -123,7 +125,7 @@ def _mobility_of(model: mujoco.MjModel, data: mujoco.MjData, ids: np.ndarray) ->
                 tree = slice(tree_start[body], tree_end[body])
                 packed[row, :, tree] = scratch[:, tree]
         solved = half[first : first + len(filled)].reshape(-1, nv)
-        mujoco.mj_solveM2(model, data, solved, packed.reshape(-1, nv), sqrt_inv_d)
+        mujoco_versions.solve_half(model, data, solved, packed.reshape(-1, nv), sqrt_inv_d)
     tree_half = half[slots[:, None, None], np.arange(6)[None, :, None], columns[:, None, :]]
     tree_half *= real[:, None, :]
     mobility = tree_half @ tree_half.transpose(0, 2, 1)
@@ -142,10 +144,8 @@ def equality_rows(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarra
     mujoco.mj_makeConstraint(model, scratch)
     nefc, nv = scratch.nefc, model.nv
     if mujoco.mj_isSparse(model):
-        dense = np.zeros((nefc, nv))
-        mujoco.mju_sparse2dense(
-            dense, scratch.efc_J, scratch.efc_J_rownnz, scratch.efc_J_rowadr, scratch.efc_J_colind
-        )
+        dense = mujoco_versions.sparse_to_dense(nefc, nv, scratch.efc_J, scratch.efc_J_rownnz, scratch.efc_J_rowadr,
+                                                scratch.efc_J_colind)
     else:
         dense = scratch.efc_J[: nefc * nv].reshape(nefc, nv)
     rows = scratch.efc_type[:nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY
@@ -168,7 +168,7 @@ def _held_mobility_of(
     n, nv = ids.size, model.nv
     sqrt_inv_d = np.sqrt(data.qLDiagInv)
     half_g = np.empty_like(G)
-    mujoco.mj_solveM2(model, data, half_g, np.ascontiguousarray(G), sqrt_inv_d)
+    mujoco_versions.solve_half(model, data, half_g, np.ascontiguousarray(G), sqrt_inv_d)
     if R is None:
         basis = _row_space(half_g)
     else:
@@ -181,7 +181,7 @@ def _held_mobility_of(
         for i, body in enumerate(chunk):
             mujoco.mj_jacBodyCom(model, data, rows[i, :3], rows[i, 3:], body)
         half = np.empty_like(rows)
-        mujoco.mj_solveM2(model, data, half.reshape(-1, nv), rows.reshape(-1, nv), sqrt_inv_d)
+        mujoco_versions.solve_half(model, data, half.reshape(-1, nv), rows.reshape(-1, nv), sqrt_inv_d)
         if R is None:
             free_part = half - (half @ basis.T) @ basis  # the motion the equalities leave
             result[first : first + len(chunk)] = free_part @ free_part.transpose(0, 2, 1)

@@ -118,12 +118,23 @@ def _passive(model: mujoco.MjModel, steps: int, keyframe: str) -> tuple[float, n
     data = runs.start(m, keyframe)
     data.qvel[:] = 0
     mujoco.mj_forward(m, data)
-    start = float(np.sum(data.energy))
+    lifted = _gravcomp_weights(m)
+    start = float(np.sum(data.energy)) + float(lifted @ data.xipos.ravel())
     total, kinetic = np.empty(steps), np.empty(steps)
     for i in range(steps):
         mujoco.mj_step(m, data)
-        total[i], kinetic[i] = float(np.sum(data.energy)), float(data.energy[1])
+        total[i], kinetic[i] = float(np.sum(data.energy)) + float(lifted @ data.xipos.ravel()), float(data.energy[1])
     return start, total, kinetic
+
+
+def _gravcomp_weights(model: mujoco.MjModel) -> np.ndarray:
+    """(nbody * 3) the constant force field of gravity compensation, per body centre of mass, flattened: its
+    potential is this dotted with `xipos` (a body compensated by `gravcomp` is pushed by -gravcomp m g, which
+    `mjData.energy` does not count: a buoyant body rising gains counted energy, and its potential pays it back).
+    Zero where gravity is off, as MuJoCo then applies none."""
+    if model.opt.disableflags & DSBL.mjDSBL_GRAVITY:
+        return np.zeros(3 * model.nbody)
+    return ((model.body_gravcomp * model.body_mass)[:, None] * np.asarray(model.opt.gravity)[None, :]).ravel()
 
 
 def _flight_model(model: mujoco.MjModel) -> mujoco.MjModel:

@@ -66,6 +66,13 @@ def settled_half_step(pack_model: Any, settings: PackSettings, horizon: int) -> 
 
 
 @pytest.fixture(scope="module")
+def driven(pack_model: Any, settings: PackSettings, horizon: int) -> runs.Driven:
+    """The model under seeded controls inside their ranges (ini physlaw_model_controls = none: the start's
+    controls held), its warnings and the states kept at each draw (`runs.driven`)."""
+    return runs.driven(pack_model.model, horizon, settings.keyframe, SEED, seeded=settings.controls == "seeded")
+
+
+@pytest.fixture(scope="module")
 def bodies(pack_model: Any) -> measure.Bodies:
     """The checked bodies' measuring copies of the model, which are held and which can translate."""
     return measure.bodies(pack_model.model, [b for b, _ in pack_model.bodies])

@@ -5,6 +5,9 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `proxies`: the coupling proxies of its bodies against MuJoCo's answer (held bodies: W_s).
 - `energy`: passive forces dissipate; no energy gained in passive motion; a floating base's momentum in
   free flight.
+- `inverse`: forward and inverse dynamics agree (mj_inverse returns the forces that produced qacc).
+- `gravcomp`: gravity compensation applies -gravcomp m g at each compensated body's centre of mass.
+- `wrenches`: the constraint wrenches booked on bodies (cfrc_ext, what force sensors read) are the solver's.
 - `inertia`: masses and inertias are matter inside the robot (no tighter than osmium, no wider than the
   robot) and links are no denser than osmium.
 - `rest`: the settled pose (sag, centre of mass, speed), the model's figures, contact load and depth; the
@@ -32,6 +35,7 @@ from pytest_physlaw.pack.energy import (  # noqa: F401
 )
 from pytest_physlaw.pack.fixtures import (  # noqa: F401
     bodies,
+    driven,
     horizon,
     linearized,
     pack_model,
@@ -41,7 +45,9 @@ from pytest_physlaw.pack.fixtures import (  # noqa: F401
     settled_half_step,
     settled_nudged,
 )
+from pytest_physlaw.pack.gravcomp import test_gravcomp_lifts_the_compensated_weight  # noqa: F401
 from pytest_physlaw.pack.inertia import test_inertia_is_matter_within_the_robot, test_links_are_no_denser_than_osmium  # noqa: F401
+from pytest_physlaw.pack.inverse import test_inverse_dynamics_returns_the_forces  # noqa: F401
 from pytest_physlaw.pack.proxies import test_scalar_proxy_error_along_the_axis, test_tensor_proxy_answers_like_the_body  # noqa: F401
 from pytest_physlaw.pack.rest import (  # noqa: F401
     test_contacts_are_stiff_enough_to_carry_a_body,
@@ -78,3 +84,4 @@ from pytest_physlaw.pack.stepping import (  # noqa: F401
     test_timestep_is_stable_for_the_stiffest_mode,
     test_timestep_resolves_the_motion,
 )
+from pytest_physlaw.pack.wrenches import test_reported_constraint_wrenches_are_the_applied_forces  # noqa: F401

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from pytest_physlaw import kit
+from pytest_physlaw import kit, mujoco_versions
 from pytest_physlaw.pack import runs
 from pytest_physlaw.pack.runs import Run, settled
 
@@ -201,8 +201,7 @@ def linearize(model: mujoco.MjModel, keyframe: str) -> Linearized:
     data = runs.start(m, keyframe)
     data.qvel[:] = 0
     mujoco.mj_forward(m, data)
-    mass = np.zeros((m.nv, m.nv))
-    mujoco.mj_fullM(m, data, mass)
+    mass = mujoco_versions.full_mass(m, data)
 
     def forces(qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         trial = copy.copy(data)

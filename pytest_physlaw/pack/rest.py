@@ -20,6 +20,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack import roundoff, runs
 
 SOURCE = "statics (Newton's first law); MuJoCo documentation, Computation: soft contacts, mj_contactForce"
@@ -284,7 +285,8 @@ def _medium_force_on(model: mujoco.MjModel, data: mujoco.MjData, root: int) -> n
     gives none."""
     joints = range(model.body_jntadr[root], model.body_jntadr[root] + model.body_jntnum[root])
     dof = next(int(model.jnt_dofadr[j]) for j in joints if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE)
-    return (data.qfrc_gravcomp + data.qfrc_fluid + data.qfrc_actuator)[dof:dof + 3].copy()
+    return (mujoco_versions.gravcomp_force(model, data) + mujoco_versions.fluid_force(model, data)
+            + data.qfrc_actuator)[dof:dof + 3].copy()
 
 
 def _worst(part: np.ndarray, total: np.ndarray) -> str:

@@ -3,8 +3,10 @@
 - `settled`: the model as it says, from its starting pose (`start`) with the controls the pose holds
   (a keyframe's `ctrl`, else zero), over the horizon; per step the solver's warm and cold iterations
   and whether an island stopped at the cap; every body's centre of mass; the start and end states.
-- `exercised`: the same start, controls drawn uniformly inside each actuator's `ctrlrange` (in [-1, 1]
-  where the range is not limited) and redrawn every 50 ms, seeded; MuJoCo's warnings counted.
+- `driven` (the exercised run): the same start, controls drawn uniformly inside each actuator's `ctrlrange`
+  (in [-1, 1] where the range is not limited) and redrawn every 50 ms, seeded; MuJoCo's warnings counted, and
+  the state kept at each draw, for the laws that judge the engine's forces where bugs live (driven motion,
+  self-contact, loaded loops), not only at rest.
 - `halved`: a copy of the model whose timestep is a fraction of its own, for convergence laws.
 
 The horizon (`PackSettings.horizon`) is the shorter of ini `physlaw_model_seconds` and ini
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from pytest_physlaw import kit
+from pytest_physlaw import kit, mujoco_versions
 
 DSBL = mujoco.mjtDisableBit
 CONTROL_PERIOD = 0.05  # s between two draws of the exercised run's controls
@@ -125,24 +127,37 @@ def seeded_controls(model: mujoco.MjModel, rng: np.random.Generator) -> np.ndarr
                     rng.uniform(-1, 1, model.nu))
 
 
-def exercised(model: mujoco.MjModel, steps: int, keyframe: str, seed: int) -> dict[str, int]:
-    """MuJoCo's warnings over `steps` steps from `start` under seeded controls (see the module docstring)."""
+@dataclass(frozen=True)
+class Driven:
+    """A run under seeded controls: MuJoCo's warnings, and the state just before each new draw of the controls
+    (forwarded copies, the first the start): driven motion, where limbs swing, touch each other and load loops."""
+
+    warnings: dict[str, int]
+    states: list[mujoco.MjData]
+
+
+def driven(model: mujoco.MjModel, steps: int, keyframe: str, seed: int, *, seeded: bool = True) -> Driven:
+    """`steps` steps from `start` under seeded controls redrawn every `CONTROL_PERIOD` (with `seeded=False`, the
+    start's controls held); a forwarded copy of the state is kept at each redraw."""
     rng = np.random.default_rng(seed)
     data = start(model, keyframe)
     period = max(1, int(round(CONTROL_PERIOD / model.opt.timestep)))
+    states = []
     for i in range(steps):
-        if model.nu and i % period == 0:
-            data.ctrl[:] = seeded_controls(model, rng)
+        if i % period == 0:
+            if seeded and model.nu:
+                data.ctrl[:] = seeded_controls(model, rng)
+            kept = copy.copy(data)
+            mujoco.mj_forward(model, kept)
+            states.append(kept)
         mujoco.mj_step(model, data)
-    return warnings_of(data)
+    return Driven(warnings_of(data), states)
 
 
 def moments(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     """(nu, nv) each actuator's moment arm on each dof at `data`'s last forward pass: MuJoCo's sparse
     `actuator_moment`, dense."""
-    moment = np.zeros((model.nu, model.nv))
-    mujoco.mju_sparse2dense(moment, data.actuator_moment, data.moment_rownnz, data.moment_rowadr, data.moment_colind)
-    return moment
+    return mujoco_versions.actuator_moments(model, data)
 
 
 def servos(model: mujoco.MjModel) -> np.ndarray:

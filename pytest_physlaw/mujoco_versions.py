@@ -1,0 +1,155 @@
+"""What each MuJoCo release from 3.0.0 on lacks that the model pack and the proxies read, and how it is had there.
+
+One module holds every version shim, so a law reads one name whatever MuJoCo the user is pinned to. Each shim
+asks the bindings for the feature itself (an attribute, a signature), not for a version number, so a build of
+another version with the feature takes the fast path. What no release before some version can give at all is
+named by `missing(feature)`: the law that needs it skips with that sentence.
+
+| shim | the new way | before it |
+| --- | --- | --- |
+| `full_mass` | `mj_fullM(m, d, dst)` (3.14) | `mj_fullM(m, dst, d.qM)` |
+| `actuator_moments` | sparse `actuator_moment` + `mju_sparse2dense` (3.3) | a dense nu x nv `actuator_moment` |
+| `solve_half` | `mj_solveM2(m, d, x, y, sqrtInvD)` | `mj_solveM2(m, d, x, y)` |
+| `make_mass` | `mj_makeM` (3.3: tendon armature) | `mj_crb` (no tendon armature then) |
+| `tree_dofs`, `tree_bodies` | `MjModel.tree_dofadr/tree_dofnum/tree_bodynum` (3.4) | from `dof_treeid`, `body_treeid` |
+| `gravcomp_force` | `mjData.qfrc_gravcomp` (3.1.5?) | passive force with and without the bodies' gravcomp |
+| `fluid_force` | `mjData.qfrc_fluid` (3.1?) | passive force less the same state's in vacuum |
+| `passive_off` | `mjDSBL_SPRING | mjDSBL_DAMPER` (3.4) | `mjDSBL_PASSIVE` |
+"""
+
+from __future__ import annotations
+
+import copy
+
+import mujoco
+import numpy as np
+
+DSBL, ENBL = mujoco.mjtDisableBit, mujoco.mjtEnableBit
+
+
+def version() -> tuple[int, ...]:
+    """The running MuJoCo's version as numbers: "3.2.4" -> (3, 2, 4)."""
+    return tuple(int("".join(c for c in p if c.isdigit()) or 0) for p in mujoco.__version__.split(".")[:3])
+
+
+def full_mass(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """The dense nv x nv mass matrix of `data`'s last `mj_forward` (armature in), MuJoCo's `mj_fullM`."""
+    mass = np.zeros((model.nv, model.nv))
+    if hasattr(data, "qM"):  # before 3.14: mj_fullM(m, dst, M) reads the sparse qM
+        mujoco.mj_fullM(model, mass, data.qM)
+    else:
+        mujoco.mj_fullM(model, data, mass)
+    return mass
+
+
+def actuator_moments(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """(nu, nv) each actuator's moment arm on each dof at `data`'s last forward pass, dense."""
+    if not hasattr(data, "moment_rownnz"):  # before 3.3: actuator_moment is dense already
+        return np.array(data.actuator_moment).reshape(model.nu, model.nv).copy()
+    return sparse_to_dense(model.nu, model.nv, data.actuator_moment, data.moment_rownnz, data.moment_rowadr,
+                           data.moment_colind)
+
+
+def sparse_to_dense(rows: int, cols: int, values: np.ndarray, rownnz: np.ndarray, rowadr: np.ndarray,
+                    colind: np.ndarray) -> np.ndarray:
+    """A MuJoCo compressed-row matrix as a dense (rows, cols) array (`mju_sparse2dense`, 3.3 on)."""
+    dense = np.zeros((rows, cols))
+    if rows == 0:
+        return dense
+    if hasattr(mujoco, "mju_sparse2dense"):
+        mujoco.mju_sparse2dense(dense, values, rownnz[:rows], rowadr[:rows], colind)
+        return dense
+    for r in range(rows):
+        span = slice(int(rowadr[r]), int(rowadr[r]) + int(rownnz[r]))
+        dense[r, colind[span]] = values[span]
+    return dense
+
+
+def solve_half(model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray, rows: np.ndarray,
+               sqrt_inv_d: np.ndarray) -> None:
+    """`out` = D^-1/2 L^-T `rows`, MuJoCo's half solve `mj_solveM2` (its D^-1/2 argument came in 3.2.5?; before,
+    MuJoCo took the square roots itself)."""
+    try:
+        mujoco.mj_solveM2(model, data, out, rows, sqrt_inv_d)
+    except TypeError:
+        mujoco.mj_solveM2(model, data, out, rows)
+
+
+def make_mass(model: mujoco.MjModel, data: mujoco.MjData) -> None:
+    """Compose `data`'s mass matrix from its kinematics (`mj_makeM`; before 3.3 `mj_crb`, which added armature)."""
+    (mujoco.mj_makeM if hasattr(mujoco, "mj_makeM") else mujoco.mj_crb)(model, data)
+
+
+def tree_dofs(model: mujoco.MjModel, tree: int) -> slice:
+    """The dofs of kinematic tree `tree` (a tree's dofs are contiguous)."""
+    if hasattr(model, "tree_dofadr"):
+        start = int(model.tree_dofadr[tree])
+        return slice(start, start + int(model.tree_dofnum[tree]))
+    found = np.flatnonzero(np.asarray(model.dof_treeid) == tree)
+    return slice(int(found[0]), int(found[-1]) + 1) if found.size else slice(0, 0)
+
+
+def tree_dof_ranges(model: mujoco.MjModel, trees: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first dof, dof count) of each tree in `trees`."""
+    spans = [tree_dofs(model, int(t)) for t in trees]
+    return np.array([s.start for s in spans], dtype=int), np.array([s.stop - s.start for s in spans], dtype=int)
+
+
+def tree_bodies(model: mujoco.MjModel, tree: int) -> int:
+    """How many bodies kinematic tree `tree` has."""
+    if hasattr(model, "tree_bodynum"):
+        return int(model.tree_bodynum[tree])
+    return int(np.count_nonzero(np.asarray(model.body_treeid) == tree))
+
+
+def passive_off() -> int:
+    """The disable bits that switch off joint and tendon springs and dampers (3.4 split `mjDSBL_PASSIVE`)."""
+    if hasattr(DSBL, "mjDSBL_SPRING"):
+        return int(DSBL.mjDSBL_SPRING) | int(DSBL.mjDSBL_DAMPER)
+    return int(DSBL.mjDSBL_PASSIVE)
+
+
+def gravcomp_force(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """The generalised force MuJoCo's gravity compensation applies at `data` (forwarded), whether it reaches
+    the dofs as a passive force or through actuators (`jnt_actgravcomp`): `qfrc_gravcomp`, or, where the
+    bindings lack it, the passive force less the same state's passive force with every `body_gravcomp` zeroed."""
+    if hasattr(data, "qfrc_gravcomp"):
+        return np.array(data.qfrc_gravcomp)
+    without = copy.copy(model)
+    without.body_gravcomp[:] = 0
+    scratch = copy.copy(data)
+    mujoco.mj_forward(without, scratch)
+    return np.array(data.qfrc_passive) - np.array(scratch.qfrc_passive)
+
+
+def fluid_force(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """The generalised force of the medium (drag, lift, added mass) at `data` (forwarded): `qfrc_fluid`, or, where
+    the bindings lack it, the passive force less the same state's passive force in vacuum."""
+    if hasattr(data, "qfrc_fluid"):
+        return np.array(data.qfrc_fluid)
+    vacuum = copy.copy(model)
+    vacuum.opt.density, vacuum.opt.viscosity = 0.0, 0.0
+    scratch = copy.copy(data)
+    mujoco.mj_forward(vacuum, scratch)
+    return np.array(data.qfrc_passive) - np.array(scratch.qfrc_passive)
+
+
+def sleeping(model: mujoco.MjModel) -> bool:
+    """Whether the model lets trees sleep (`<flag sleep="enable"/>`, 3.4 on)."""
+    bit = getattr(ENBL, "mjENBL_SLEEP", None)
+    return bit is not None and bool(model.opt.enableflags & int(bit))
+
+
+def awake(model: mujoco.MjModel) -> mujoco.MjModel:
+    """A copy of `model` whose trees never sleep (the same physics, every body stepped)."""
+    m = copy.copy(model)
+    bit = getattr(ENBL, "mjENBL_SLEEP", None)
+    if bit is not None:
+        m.opt.enableflags &= ~int(bit)
+    return m
+
+
+def integrators() -> list[tuple[str, int]]:
+    """(name, value) of every integrator this MuJoCo offers, by its own enum (`mjtIntegrator`)."""
+    return [(name.removeprefix("mjINT_").lower(), int(getattr(mujoco.mjtIntegrator, name)))
+            for name in dir(mujoco.mjtIntegrator) if name.startswith("mjINT_")]
