@@ -6,6 +6,7 @@
   pytest-physlaw history R1.json R2.json ... [--law ID] [-o F]  each law's values across reports (history.py)
   pytest-physlaw new-gap PAGE --test NODEID                     a known-gap page to fill in (new_gap.py)
   pytest-physlaw check PATH... [pytest options]                 the model law pack alone, on MJCF files/folders
+  pytest-physlaw upgrade --from SET --to SET PATH... [-- opts]  the pack on two version sets, gated (upgrade.py)
 
 Exit status: 0 fine, 1 regressions (compare), 2 a bad file or bad arguments (a message, never a
 traceback); `check` exits as pytest does (see CHECK_EPILOG). Also `python -m pytest_physlaw`.
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from pytest_physlaw import files, gaps, gate, history, markdown, model_summary, new_gap, report, reportfile, table
+from pytest_physlaw import files, gaps, gate, history, markdown, model_summary, new_gap, report, reportfile, table, upgrade
 from pytest_physlaw.record import LawRecord
 from pytest_physlaw.rows import plural
 from pytest_physlaw.session import LawSession
@@ -55,10 +56,14 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     if argv[:1] == ["check"]:  # its pytest options are pytest's to parse, not argparse's
         return check_command(argv[1:], out)
     parser = _parser()
-    args = parser.parse_args(argv)
+    own, pytest_options = upgrade.split_options(argv) if argv[:1] == ["upgrade"] else (argv, [])
+    args = parser.parse_args(own)
+    if pytest_options:
+        args.pytest_options = pytest_options
     try:
         return args.func(args, out)
-    except (CommandError, reportfile.ReportError, history.HistoryError, new_gap.GapPageError) as exc:
+    except (CommandError, reportfile.ReportError, history.HistoryError, new_gap.GapPageError,
+            upgrade.UpgradeError) as exc:
         print(f"pytest-physlaw {args.command}: {exc}", file=sys.stderr)
         return 2
 
@@ -92,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--test", required=True, metavar="NODEID", help="the test that keeps the gap")
     p.set_defaults(func=new_gap.command)
     _check_parser(sub)
+    upgrade.add_parser(sub)
     return parser
 
 

@@ -72,8 +72,8 @@ def test_gravcomp_lifts_the_compensated_weight(law, pack_model, driven, model_ca
             missing = _dropped(model, state, bodies, without, dofs)
     law.check("gravcomp_error", worst, le=ROUND_OFF, drift_abs=ROUND_OFF,
               why=f"|force gravcomp adds to the dofs - sum J_com^T (-gravcomp m g)|, a share of the compensated weight's "
-                  f"largest force, worst at dof {at}{missing}: MuJoCo {mujoco.__version__} does not apply the "
-                  "compensation the model declares, an engine defect (not the model's): name it in a MuJoCo issue, "
+                  f"largest force, worst at dof {at}{missing}; failing, MuJoCo {mujoco.__version__} does not apply the "
+                  "compensation the model declares: an engine defect (not the model's): name it in a MuJoCo issue, "
                   "or change MuJoCo version")
 
 

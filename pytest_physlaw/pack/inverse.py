@@ -91,8 +91,8 @@ def test_inverse_dynamics_returns_the_forces(law, pack_model, driven, model_case
     smooth, worst_dof = max(smooth_residual(model, state) for state in driven.states)
     law.check("smooth_residual", smooth, le=ROUND_OFF, drift_abs=ROUND_OFF,
               why=f"|qfrc_inverse - (actuator + applied force)| at qacc_smooth, constraints off, a share of the "
-                  f"largest smooth force; worst at dof {worst_dof} ({_dof_name(model, worst_dof)}): MuJoCo "
-                  f"{mujoco.__version__}'s forward and inverse dynamics disagree on the mass matrix, bias or passive "
+                  f"largest smooth force; worst at dof {worst_dof} ({_dof_name(model, worst_dof)}); failing, "
+                  f"MuJoCo {mujoco.__version__}'s forward and inverse dynamics disagree on the mass matrix, bias or passive "
                   "force there, an engine defect (not the model's): name it in a MuJoCo issue, or change MuJoCo version")
     if model.opt.noslip_iterations:
         return  # the noslip pass rewrites the solver's friction forces after the solve: not invertible

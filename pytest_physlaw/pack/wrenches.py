@@ -82,6 +82,6 @@ def test_reported_constraint_wrenches_are_the_applied_forces(law, pack_model, dr
     error, _, dof = max(loaded)
     law.check("wrench_mismatch", error / scale, le=ROUND_OFF, drift_abs=ROUND_OFF,
               why=f"|sum_b J_b^T cfrc_ext_b - J^T f| over contact, connect and weld rows, a share of the largest such "
-                  f"force; worst at dof {dof}: MuJoCo {mujoco.__version__} books those forces on other bodies or with "
+                  f"force; worst at dof {dof}; failing, MuJoCo {mujoco.__version__} books those forces on other bodies or with "
                   "other arms than its solver applied them, so force, torque and contact sensors read wrong: an "
                   "engine defect (not the model's): name it in a MuJoCo issue, or change MuJoCo version")
