@@ -44,7 +44,7 @@ def full_mass(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
 
 def actuator_moments(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     """(nu, nv) each actuator's moment arm on each dof at `data`'s last forward pass, dense."""
-    if not hasattr(data, "moment_rownnz"):  # before 3.3: actuator_moment is dense already
+    if np.ndim(data.actuator_moment) == 2:  # before 3.3 actuator_moment is dense (nu x nv), its sparse index unused
         return np.array(data.actuator_moment).reshape(model.nu, model.nv).copy()
     return sparse_to_dense(model.nu, model.nv, data.actuator_moment, data.moment_rownnz, data.moment_rowadr,
                            data.moment_colind)
@@ -57,11 +57,11 @@ def sparse_to_dense(rows: int, cols: int, values: np.ndarray, rownnz: np.ndarray
     if rows == 0:
         return dense
     if hasattr(mujoco, "mju_sparse2dense"):
-        mujoco.mju_sparse2dense(dense, values, rownnz[:rows], rowadr[:rows], colind)
+        mujoco.mju_sparse2dense(dense, np.ravel(values), rownnz[:rows], rowadr[:rows], np.ravel(colind))
         return dense
     for r in range(rows):
         span = slice(int(rowadr[r]), int(rowadr[r]) + int(rownnz[r]))
-        dense[r, colind[span]] = values[span]
+        dense[r, np.ravel(colind)[span]] = np.ravel(values)[span]
     return dense
 
 

@@ -1,0 +1,72 @@
+"""The direct measurement of each regression in cases.json, run inside one environment: a figure of the symptom
+itself, the fix's own expectation or MuJoCo's own diagnostic, not a law of the pack.
+
+    python regressions/confirm.py CASE_ID    prints one line: the case, MuJoCo's version, the figure
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+
+def _model(name: str) -> mujoco.MjModel:
+    return mujoco.MjModel.from_xml_path(str(HERE / "models" / name))
+
+
+def gravcomp_nested() -> str:
+    """The fix's own test: the compensated payload (gravcomp 1.2) lifts its carrier at about +2 m/s^2; dropped,
+    the carrier falls at -10."""
+    m = _model("mujoco_3066_gravcomp_nested.xml")
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    return f"carrier qacc_z {d.qacc[2]:+.3f} m/s^2 (fix's test: about +2.0; dropped compensation: -10)"
+
+
+def fourbar_sites() -> str:
+    """The same four-bar closed by sites and by a body anchor, under the same seeded torques for 1 s: a site connect
+    means the same constraint, so the two runs agree to round-off."""
+    ends = []
+    for name in ("mujoco_2179_fourbar_sites.xml", "mujoco_2179_fourbar_anchor.xml"):
+        m = _model(name)
+        d = mujoco.MjData(m)
+        rng = np.random.default_rng(1)
+        for i in range(500):
+            if i % 25 == 0:
+                d.ctrl[:] = rng.uniform(-1, 1, m.nu)
+            mujoco.mj_step(m, d)
+        ends.append(d.qpos.copy())
+    return f"site vs anchor four-bar after 1 s: max abs qpos difference {np.max(np.abs(ends[0] - ends[1])):.3g} rad"
+
+
+def tendon_armature() -> str:
+    """Inverse dynamics against forward dynamics' own mass matrix (`mj_fullM`, tendon armature in): what
+    `mj_inverse` returns, less M qacc + bias - passive - constraint, set beside the tendon armature's own term
+    armature J_t^T J_t qacc (MuJoCo's `ten_J`). (MuJoCo's fwdinv diagnostic, `mj_compareFwdInv`, reads 0 on both
+    versions: it goes through the same inverse dynamics.)"""
+    m = _model("mujoco_4ce62932_tendon_armature.xml")
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, 0)
+    mujoco.mj_forward(m, d)
+    mass = np.zeros((m.nv, m.nv))
+    mujoco.mj_fullM(m, mass, d.qM) if hasattr(d, "qM") else mujoco.mj_fullM(m, d, mass)
+    want = mass @ d.qacc + d.qfrc_bias - d.qfrc_passive - d.qfrc_constraint
+    jac = np.asarray(d.ten_J).reshape(m.ntendon, m.nv)
+    term = (m.tendon_armature[:, None] * jac).T @ (jac @ d.qacc)
+    inv = copy.copy(d)
+    mujoco.mj_inverse(m, inv)
+    return (f"qfrc_inverse - (M qacc + bias - passive - constraint) = {np.round(inv.qfrc_inverse - want, 4)}; "
+            f"the tendon armature's term: {np.round(term, 4)}")
+
+
+CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature}
+
+if __name__ == "__main__":
+    case = sys.argv[1]
+    print(f"{case} mujoco {mujoco.__version__}: {CASES[case]()}")

@@ -1,0 +1,97 @@
+"""Rerun the regression corpus (cases.json): for each case, in a kept environment of its bad and of its fixed
+release, the direct measurement of the symptom (confirm.py) and `pytest-physlaw check` on its trigger model (and
+on the same scene with the trigger removed, where the case has one); then a table: which laws fail on the bad
+release, whether the fixed release is clean, and whether the expected law is among them.
+
+    python regressions/run.py [--envs DIR] [--only CASE_ID ...] [--markdown FILE]
+
+Not part of the default test run: it installs two MuJoCo releases a case (kept in --envs, default as
+`pytest-physlaw upgrade` keeps them). Exit status 1 when a case is not caught on its bad release or not clean on
+its fixed one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from pytest_physlaw import reportfile, upgrade
+from pytest_physlaw.session import LawSession
+
+HERE = Path(__file__).resolve().parent
+
+
+def failing(report: Path) -> list[str]:
+    """The law ids that failed in a check's report."""
+    run = LawSession.from_report(reportfile.read(report, str(report)))
+    return sorted({r.law or r.nodeid for r in run.records.values() if r.outcome == "failed"})
+
+
+def check(side: upgrade.Side, model: Path, work: Path) -> tuple[list[str], int]:
+    name = f"{side.name}-{model.stem}"
+    report, status, _ = upgrade.run_side(upgrade.Side(name, side.requirements, side.env), [str(model)], [], False, work)
+    if not report.is_file():
+        raise upgrade.UpgradeError(f"{name}: no report (pytest exit {status}); see {work / (name + '.log')}")
+    return failing(report), status
+
+
+def confirm(side: upgrade.Side, case: str) -> str:
+    done = subprocess.run([str(side.env / "bin/python"), str(HERE / "confirm.py"), case], capture_output=True, text=True)
+    return (done.stdout or done.stderr).strip().splitlines()[-1]
+
+
+def run_case(case: dict, envs: Path, work: Path, out) -> dict:
+    sides = {k: upgrade.Side(k, upgrade.requirements(case[k]), upgrade.env_dir(envs, upgrade.requirements(case[k])))
+             for k in ("bad", "fixed")}
+    row = {"id": case["id"]}
+    for key, side in sides.items():
+        upgrade.ensure(side, out)
+        row[f"{key}_confirm"] = confirm(side, case["id"])
+        row[f"{key}_failed"], _ = check(side, HERE / case["model"], work / case["id"])
+        if case.get("untriggered"):
+            row[f"{key}_untriggered"], _ = check(side, HERE / case["untriggered"], work / case["id"])
+    row["caught"] = [law for law in case["expect"] if law in row["bad_failed"]]
+    row["ok"] = bool(row["caught"]) and not row["fixed_failed"] and not row.get("bad_untriggered") \
+        and not row.get("fixed_untriggered")
+    return row
+
+
+def markdown(cases: list[dict], rows: list[dict]) -> str:
+    lines = ["| case | bad -> fixed | direct measurement (bad; fixed) | fails on bad | fixed | trigger removed |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for case, row in zip(cases, rows):
+        untriggered = ("-" if "bad_untriggered" not in row else
+                       "clean on both" if not row["bad_untriggered"] and not row["fixed_untriggered"] else
+                       f"bad: {', '.join(row['bad_untriggered']) or 'clean'}; fixed: {', '.join(row['fixed_untriggered']) or 'clean'}")
+        lines.append(f"| {case['engine']} {case['reference']} | {case['bad']} -> {case['fixed']} | "
+                     f"{row['bad_confirm'].split(': ', 1)[1]}; {row['fixed_confirm'].split(': ', 1)[1]} | "
+                     f"{', '.join(row['bad_failed']) or 'nothing'} | {', '.join(row['fixed_failed']) or 'clean'} | "
+                     f"{untriggered} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--envs", default=os.environ.get("PYTEST_PHYSLAW_ENVS") or str(Path.home() / ".cache/pytest-physlaw/envs"))
+    parser.add_argument("--work", default=".physlaw/regressions")
+    parser.add_argument("--only", nargs="*", metavar="CASE_ID")
+    parser.add_argument("--markdown", metavar="FILE")
+    args = parser.parse_args()
+    cases = [c for c in json.loads((HERE / "cases.json").read_text())["cases"] if not args.only or c["id"] in args.only]
+    rows = [run_case(c, Path(args.envs), Path(args.work), sys.stdout) for c in cases]
+    table = markdown(cases, rows)
+    print(table)
+    if args.markdown:
+        Path(args.markdown).write_text(table)
+    missed = [r["id"] for r in rows if not r["ok"]]
+    print(f"{len(rows) - len(missed)} of {len(rows)} caught on the bad release and clean on the fixed one"
+          + (f"; not: {', '.join(missed)}" if missed else ""))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
