@@ -73,7 +73,7 @@ def env_dir(envs: Path, reqs: tuple[str, ...]) -> Path:
     """The kept environment of a version set: keyed by the set, this Python and where the plugin comes from."""
     origin = str(source_root() or f"pytest-physlaw=={__version__}")
     key = json.dumps([sorted(reqs), sys.version_info[:2], origin])
-    slug = "-".join(re.sub(r"[^A-Za-z0-9.]+", "", r) for r in reqs)[:60]
+    slug = "-".join(re.sub(r"[^A-Za-z0-9.]+", "", r) for r in sorted(reqs))[:60]
     return envs / f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
 
 
