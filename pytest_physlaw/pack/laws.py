@@ -15,7 +15,8 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `actuators`: the actuators can hold the starting pose against gravity; servo-held legged robots stand.
 - `stepping`: no MuJoCo warning under seeded controls; the timestep resolves the motion and is stable
   for the stiffest mode.
-- `routes`: with `--physlaw-route`, the model on MuJoCo Warp and MJX beside MuJoCo C (not collected without).
+- `routes` (a package: the laws, `common`, `reference` for MuJoCo C's side, one module per route, `warp`, `mjx`): with
+  `--physlaw-route`, the model on MuJoCo Warp and MJX beside MuJoCo C (not collected without).
 
 The scene is run as the model says: its own timestep, integrator and solver options, from its starting
 keyframe (ini `physlaw_model_keyframe`; keyframe 0, else qpos0), over the horizon (the shorter of ini

@@ -26,7 +26,7 @@ import mujoco
 import numpy as np
 
 from pytest_physlaw.pack import runs
-from pytest_physlaw.pack.route_common import World
+from pytest_physlaw.pack.routes.common import World
 
 MEMBERS = 8  # C runs in an envelope
 ENVELOPE = 10.0  # a route's body may stray this many times C's own spread at its precision

@@ -16,7 +16,7 @@ path and the route (`[robots/go2.xml:warp]`). Where a route is not installed (or
 than MuJoCo), every law of that route skips naming the versions; where it refuses the model or a setting
 (a geom pair, a solver, float64 on MuJoCo Warp), every law skips naming the feature and the route's version.
 
-The yardstick of laws 2 to 5 is MuJoCo C's own spread at the route's precision (`route_c`): C runs the
+The yardstick of laws 2 to 5 is MuJoCo C's own spread at the route's precision (`reference`): C runs the
 same start under the same controls, and an ensemble of C runs perturbed by the route's precision (float32:
 1e-6 relative, MJWarp's tolerance and ~8 float32 epsilons; float64: 1e-12) at the start and after every
 step shows how far round-off alone carries the robot; the route may stray `ENVELOPE` (10) times that.
@@ -40,9 +40,10 @@ import numpy as np
 import pytest
 
 from pytest_physlaw import options
-from pytest_physlaw.pack import route_c, runs
+from pytest_physlaw.pack import runs
+from pytest_physlaw.pack.routes import reference
 from pytest_physlaw.pack.fixtures import SEED
-from pytest_physlaw.pack.route_common import (
+from pytest_physlaw.pack.routes.common import (
     CHECKED_SEEDED,
     CONVERGED_ITERATIONS,
     RouteRefused,
@@ -57,8 +58,8 @@ from pytest_physlaw.pack.route_common import (
 
 SOURCE = ("MuJoCo Warp issues #318 #456 #529 #530, MuJoCo issues #2548 #2778; Isaac Lab's MuJoCo Warp tuning "
           "guide; MuJoCo Warp and MJX documentation")
-STEP_BOUND = route_c.ENVELOPE  # one route step may differ from C's this many times C's own spread
-ENVELOPE = route_c.ENVELOPE
+STEP_BOUND = reference.ENVELOPE  # one route step may differ from C's this many times C's own spread
+ENVELOPE = reference.ENVELOPE
 LOAD = 0.02  # of the weight: the pack's contact-load law's 2 %
 REST_SPEED = 1e-3  # m/s, the pack's rest speed (pytest_physlaw.pack.rest)
 RATIO_DRIFT = 1.0  # a ratio to C's spread may double against a baseline before the gate flags it
@@ -82,7 +83,7 @@ def law_ids() -> set[str]:
 
 def adapter(route: str) -> ModuleType:
     """The route's adapter module (imports warp or jax)."""
-    return importlib.import_module(f"pytest_physlaw.pack.route_{route}")
+    return importlib.import_module(f"pytest_physlaw.pack.routes.{route}")
 
 
 @dataclass(frozen=True)
@@ -149,13 +150,13 @@ class RoutePlugin:
 
 @dataclass
 class Reference:
-    """MuJoCo C's side of one model at one route precision and timestep (see `route_c`)."""
+    """MuJoCo C's side of one model at one route precision and timestep (see `reference`)."""
 
     c_timestep: float
     route_timestep: float
     worlds: list[World]  # the route's batch: settled start, moving state, seeded-control runs
-    envelopes: dict[int, route_c.Envelope]  # world index -> C's run and envelope (settled and checked seeded)
-    one_steps: dict[int, route_c.OneStep]  # world index -> C's one step (settled start, moving state)
+    envelopes: dict[int, reference.Envelope]  # world index -> C's run and envelope (settled and checked seeded)
+    one_steps: dict[int, reference.OneStep]  # world index -> C's one step (settled start, moving state)
     moving_at: int  # the C step the moving state was taken at
     c_step_seconds: float
     build_seconds: float = 0.0  # wall time of all of C's runs here
@@ -171,24 +172,24 @@ def build_reference(model: Any, keyframe: str, horizon: int, setup: RouteSetup) 
     start = runs.start(model, keyframe)
     c_times, r_times = np.arange(horizon) * dt, np.arange(route_steps) * route_dt
     hold = start.ctrl.copy()
-    settled_c = route_c.world_of("settled", start, np.repeat(hold[None], horizon, axis=0))
-    envelopes = {0: route_c.envelope(model, settled_c, eps, SEED)}
-    worlds = [route_c.world_of("settled", start, np.repeat(hold[None], route_steps, axis=0)), None]
+    settled_c = reference.world_of("settled", start, np.repeat(hold[None], horizon, axis=0))
+    envelopes = {0: reference.envelope(model, settled_c, eps, SEED)}
+    worlds = [reference.world_of("settled", start, np.repeat(hold[None], route_steps, axis=0)), None]
     seeded = setup.nworld - 2
     mid = max(1, horizon // 2)
     first_seeded = None
     for k in range(seeded):
         seed = SEED + 1 + k
-        worlds.append(route_c.world_of(f"seeded-{k + 1}", start, route_c.controls_at(model, r_times, seed)))
+        worlds.append(reference.world_of(f"seeded-{k + 1}", start, reference.controls_at(model, r_times, seed)))
         if k < CHECKED_SEEDED:
-            world = route_c.world_of(f"seeded-{k + 1}", start, route_c.controls_at(model, c_times, seed))
-            envelopes[2 + k] = route_c.envelope(model, world, eps, seed, keep=mid if k == 0 else None)
+            world = reference.world_of(f"seeded-{k + 1}", start, reference.controls_at(model, c_times, seed))
+            envelopes[2 + k] = reference.envelope(model, world, eps, seed, keep=mid if k == 0 else None)
             first_seeded = first_seeded or envelopes[2 + k]
     moving = first_seeded.ref.kept
     t_mid = mid * dt
-    moving_c = route_c.world_of("moving", moving, route_c.controls_at(model, t_mid + c_times[:1], SEED + 1))
-    worlds[1] = route_c.world_of("moving", moving, route_c.controls_at(model, t_mid + r_times, SEED + 1))
-    one_steps = {0: route_c.one_step(model, settled_c, eps, SEED), 1: route_c.one_step(model, moving_c, eps, SEED + 1)}
+    moving_c = reference.world_of("moving", moving, reference.controls_at(model, t_mid + c_times[:1], SEED + 1))
+    worlds[1] = reference.world_of("moving", moving, reference.controls_at(model, t_mid + r_times, SEED + 1))
+    one_steps = {0: reference.one_step(model, settled_c, eps, SEED), 1: reference.one_step(model, moving_c, eps, SEED + 1)}
     return Reference(dt, route_dt, worlds, envelopes, one_steps, mid, envelopes[0].ref.seconds / max(horizon, 1),
                      time.perf_counter() - started)
 
@@ -267,11 +268,11 @@ def route_converged(pack_model: Any, route_case: RouteCase, route_reference: Ref
 # ---------------------------------------------------------------------------------------------- laws
 
 
-def _where(model: Any, leave: route_c.Leave, index: tuple[int, int, int], timestep: float) -> str:
+def _where(model: Any, leave: reference.Leave, index: tuple[int, int, int], timestep: float) -> str:
     step, body, which = index
     name = model.body(body + 1).name or f"body{body + 1}"
     unit, scale = ("mm", 1000.0) if which == 0 else ("mrad", 1000.0)
-    return (f"{route_c.fmt_time(step, timestep)}, body {name!r}, {route_c.FIELDS[which]}: "
+    return (f"{reference.fmt_time(step, timestep)}, body {name!r}, {reference.FIELDS[which]}: "
             f"{scale * leave.deviation[index]:.3g} {unit} from C against C's spread {scale * leave.spread[index]:.3g} {unit}")
 
 
@@ -284,7 +285,7 @@ def test_route_runs_the_model(law, pack_model, route_case, route_run) -> None:
         law.check("refused", 1, le=0, drift_abs=0.5, why=route_run.refused)
         return
     run = route_run.run
-    worlds = [w for w in range(run.nworld) if not route_c.finite(run.qpos[w], run.qvel[w])]
+    worlds = [w for w in range(run.nworld) if not reference.finite(run.qpos[w], run.qvel[w])]
     law.check("nonfinite_worlds", len(worlds), le=0, drift_abs=0.5,
               why=f"{run.nworld} worlds of {run.steps} steps ({route_case.setup.describe()}); "
                   + (f"not finite: {worlds}" if worlds else "every state finite"))
@@ -314,7 +315,7 @@ def test_one_route_step_agrees_with_c(law, pack_model, route_case, route_run, ro
     eps = route_case.setup.eps
     ratios, devs = {"qpos": [], "qvel": []}, {"qpos": [], "qvel": []}
     for w, one in sorted(ref.one_steps.items()):
-        dq = float(np.max(np.abs(route_c.qpos_error(model, one.qpos, run.qpos[w, 1]))))
+        dq = float(np.max(np.abs(reference.qpos_error(model, one.qpos, run.qpos[w, 1]))))
         dv = float(np.max(np.abs(run.qvel[w, 1] - one.qvel))) if model.nv else 0.0
         devs["qpos"].append(dq)
         devs["qvel"].append(dv)
@@ -339,11 +340,11 @@ def test_route_trajectory_stays_in_c_envelope(law, pack_model, route_case, route
     run, model, ref = ran(route_run, route_case), pack_model.model, route_reference
     worst, where, first = [], [], None
     for w, env in sorted(ref.envelopes.items()):
-        leave = route_c.compare(env, ref.c_timestep, run.xipos[w], run.xquat[w], run.timestep)
+        leave = reference.compare(env, ref.c_timestep, run.xipos[w], run.xquat[w], run.timestep)
         lost = np.flatnonzero(~np.all(np.isfinite(leave.ratio), axis=(1, 2)))
         if lost.size:  # the world's state went NaN or infinite: it left everything from there on
             leave.ratio[lost[0]:] = np.inf
-            where.append(f"{ref.worlds[w].name} not finite from {route_c.fmt_time(int(lost[0]), run.timestep)}")
+            where.append(f"{ref.worlds[w].name} not finite from {reference.fmt_time(int(lost[0]), run.timestep)}")
             worst.append(np.inf)
             first = first if first is not None and first[0] <= lost[0] else (int(lost[0]), where[-1])
             continue
@@ -365,28 +366,28 @@ def test_route_settles_as_c(law, pack_model, route_case, route_run, route_refere
     as C's do (within 2 % of the weight), and its position servos stand off their targets as C's do."""
     run, model, ref = ran(route_run, route_case), pack_model.model, route_reference
     env = ref.envelopes[0]
-    leave = route_c.compare(env, ref.c_timestep, run.xipos[0], run.xquat[0], run.timestep)
+    leave = reference.compare(env, ref.c_timestep, run.xipos[0], run.xquat[0], run.timestep)
     end = len(leave.ratio) - 1
     body = int(np.argmax(leave.ratio[end, :, 0]))
     law.check("pose_over_c_spread", leave.ratio[end, :, 0], le=ENVELOPE, drift=RATIO_DRIFT, drift_abs=1.0,
-              why=f"at the end ({route_c.fmt_time(end, run.timestep)}) body "
+              why=f"at the end ({reference.fmt_time(end, run.timestep)}) body "
                   f"{model.body(body + 1).name or body + 1!r}: {1000 * leave.deviation[end, body, 0]:.3g} mm from C's "
                   f"settled pose, C's spread {1000 * leave.spread[end, body, 0]:.3g} mm")
     law.check("pose_mm", 1000 * float(np.max(leave.deviation[end, :, 0])), ge=0, unit="mm", drift=RATIO_DRIFT,
               drift_abs=1000 * ENVELOPE * float(np.max(leave.spread[end, :, 0])),
               why="the farthest any body ends from C's settled pose, recorded for the gate")
     final = env.ref.final
-    resting = route_c.rest_roots(model, final, REST_SPEED)
+    resting = reference.rest_roots(model, final, REST_SPEED)
     if resting:
-        route_load = np.array([route_c.root_load(model, run.qfrc_constraint[0], r) for r in resting])
-        c_load = np.array([route_c.root_load(model, final.qfrc_constraint, r) for r in resting])
+        route_load = np.array([reference.root_load(model, run.qfrc_constraint[0], r) for r in resting])
+        c_load = np.array([reference.root_load(model, final.qfrc_constraint, r) for r in resting])
         law.check("load_minus_c", route_load - c_load, near=0.0, abs=LOAD,
                   why=f"constraint force carrying each resting floating base, over its weight: route "
                       f"{', '.join(f'{v:.4f}' for v in route_load)}, C {', '.join(f'{v:.4f}' for v in c_load)}")
-    errors = route_c.servo_errors(model, run.actuator_force[0])
+    errors = reference.servo_errors(model, run.actuator_force[0])
     if errors.size:
-        c_errors = route_c.servo_errors(model, final.actuator_force)
-        spread = np.max([np.abs(route_c.servo_errors(model, m.final.actuator_force) - c_errors)
+        c_errors = reference.servo_errors(model, final.actuator_force)
+        spread = np.max([np.abs(reference.servo_errors(model, m.final.actuator_force) - c_errors)
                          for m in env.members], axis=0)
         allowed = ENVELOPE * np.maximum(spread, env.eps * np.maximum(np.abs(c_errors), 1.0))
         diff = np.abs(errors - c_errors)
@@ -417,7 +418,7 @@ def test_route_iteration_cap(law, pack_model, route_case, route_run, route_conve
     gap = np.linalg.norm(run.xipos[0, end, 1:] - conv.xipos[0, end, 1:], axis=-1)
     times = np.array([end * run.timestep])
     floor = env.eps * np.maximum(np.abs(conv.xipos[0, end, 1:]).max(axis=-1), 1.0)
-    spread = np.maximum(route_c.at_times(env.spread_pos, ref.c_timestep, times)[0, 1:], floor)
+    spread = np.maximum(reference.at_times(env.spread_pos, ref.c_timestep, times)[0, 1:], floor)
     body = int(np.argmax(gap / spread))
     law.check("settled_gap_over_c_spread", gap / spread, le=ENVELOPE, drift=RATIO_DRIFT, drift_abs=1.0,
               why=(f"cap {run.cap} against 100: body {model.body(body + 1).name or body + 1!r} settles "
@@ -441,4 +442,4 @@ def test_route_cost(law, pack_model, route_case, route_run, route_reference) -> 
               why=f"the whole batch on the route: put, compile or load, {run.steps} steps of {run.nworld} worlds, read back")
     law.check("c_reference_s", ref.build_seconds, ge=0, unit="s", drift=None,
               why=f"MuJoCo C's runs these laws compare with ({len(ref.envelopes)} worlds, each with "
-                  f"{route_c.MEMBERS} perturbed runs), shared by routes of one precision")
+                  f"{reference.MEMBERS} perturbed runs), shared by routes of one precision")

@@ -1,6 +1,6 @@
 """The MuJoCo Warp adapter of the route laws: the user's model on MJWarp, a batch of worlds stepped together.
 
-Imported only when a run asks for the route (`--physlaw-route=warp`) and `route_common.unavailable` found
+Imported only when a run asks for the route (`--physlaw-route=warp`) and `routes.common.unavailable` found
 mujoco-warp of MuJoCo's release. It reuses the suite's MuJoCo Warp route (`fixtures/warp/route.py`, through
 `pytest_physlaw.kit`): the device it picks (CUDA when Warp sees one, else the CPU), Warp's kernel cache
 (`WARP_CACHE_PATH`, default the repo's `.warp_cache/`), its capture of the "solver iterations limit reached"
@@ -21,7 +21,7 @@ import mujoco
 import numpy as np
 
 from pytest_physlaw import kit
-from pytest_physlaw.pack.route_common import RouteRefused, RouteRun, RouteSetup, RouteUnsupported, World
+from pytest_physlaw.pack.routes.common import RouteRefused, RouteRun, RouteSetup, RouteUnsupported, World
 
 route = kit.scenes("warp.route")  # sets WARP_CACHE_PATH's default before warp is imported
 wp, mjw = route.wp, route.mjw

@@ -1,7 +1,7 @@
 """The MJX adapter of the route laws: the user's model on MJX (MuJoCo in JAX, its JAX implementation), a batch
 of worlds `vmap`ped and stepped with `jax.lax.scan` inside one `jax.jit`, in float32 or float64.
 
-Imported only when a run asks for the route (`--physlaw-route=mjx`) and `route_common.unavailable` found
+Imported only when a run asks for the route (`--physlaw-route=mjx`) and `routes.common.unavailable` found
 mujoco-mjx of MuJoCo's version with jax. It reuses the suite's MJX route (`fixtures/mjx/route.py`, through
 `pytest_physlaw.kit`): JAX's persistent compilation cache (`JAX_COMPILATION_CACHE_DIR`, default the repo's
 `.jax_cache/`), the precision switch (`enable_x64` only around the route's calls) and its reading of MJX's
@@ -27,7 +27,7 @@ import mujoco
 import numpy as np
 
 from pytest_physlaw import kit
-from pytest_physlaw.pack.route_common import RouteRun, RouteSetup, RouteUnsupported, World
+from pytest_physlaw.pack.routes.common import RouteRun, RouteSetup, RouteUnsupported, World
 
 route = kit.scenes("mjx.route")  # sets JAX_COMPILATION_CACHE_DIR's default before jax is imported
 jax, mjx = route.jax, route.mjx
