@@ -14,6 +14,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `tree_dofs`, `tree_bodies` | `MjModel.tree_dofadr/tree_dofnum/tree_bodynum` (3.4) | from `dof_treeid`, `body_treeid` |
 | `gravcomp_force` | `mjData.qfrc_gravcomp` (3.1.5?) | passive force with and without the bodies' gravcomp |
 | `fluid_force` | `mjData.qfrc_fluid` (3.1?) | passive force less the same state's in vacuum |
+| `energy` | `mjData.energy` (3.1 on; 3.0.x binds it with a zero stride) | kinetic as 1/2 qvel . M qvel (`mj_mulM`) |
 | `passive_off` | `mjDSBL_SPRING | mjDSBL_DAMPER` (3.4) | `mjDSBL_PASSIVE` |
 """
 
@@ -132,6 +133,20 @@ def fluid_force(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     scratch = copy.copy(data)
     mujoco.mj_forward(vacuum, scratch)
     return np.array(data.qfrc_passive) - np.array(scratch.qfrc_passive)
+
+
+def energy(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[float, float]:
+    """(potential, kinetic) energy MuJoCo computed for `data` (`mjData.energy`, the energy flag on: after `mj_step`,
+    of the state the step started from). The 3.0.x bindings expose `energy` with a zero stride, both entries
+    reading the potential: there both are taken at `data`'s own state, forwarded on a copy, the kinetic energy
+    as MuJoCo's 1/2 qvel . M qvel (`mj_mulM`)."""
+    if np.asarray(data.energy).strides[0] != 0:
+        return float(data.energy[0]), float(data.energy[1])
+    scratch = copy.copy(data)
+    mujoco.mj_forward(model, scratch)
+    momentum = np.zeros(model.nv)
+    mujoco.mj_mulM(model, scratch, momentum, scratch.qvel)
+    return float(scratch.energy[0]), 0.5 * float(np.dot(scratch.qvel, momentum))
 
 
 def sleeping(model: mujoco.MjModel) -> bool:

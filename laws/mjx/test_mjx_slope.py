@@ -41,6 +41,15 @@ CONVERGED = 100  # MuJoCo's default opt.iterations
 BOX = 1  # body 0 is the world
 SLIDE_FACTOR = 5.0  # a slide: at least 5x the converged creep (PGS at 5 iterations in C: 17x)
 FLOAT64_ABS_MM = 0.005
+# How far the gate lets figures move that XLA's CPU code decides: a capped (unconverged) solve's figures are what
+# the CPU's float arithmetic makes of its iterates, and two AMD EPYC CPUs (AVX-512 and AVX2-only, the same
+# versions, 2026-12-02 and 12-03) put them up to 58 % apart (CG at 2 in float64: 153x and 242x C's creep),
+# capped shares 27 %, the converged float32 creep difference 6 %, and the converged float64 one 0.41 and 0.55 um
+# (two solves stopped within tolerance 1e-8: under FLOAT64_ZERO_MM it is round-off to the gate).
+CAPPED_DRIFT = 1.0
+SHARE_DRIFT = 0.5
+CONVERGED_FLOAT32_DRIFT = 0.2
+FLOAT64_ZERO_MM = 0.001
 GAP_FLOAT32 = "docs/known_gaps/mjx-float32-creep.md"
 GAP_CAPPED = "docs/known_gaps/mjx-capped-cg.md"
 GAP_ELLIPTIC = "docs/known_gaps/mjx-elliptic-capped-cg.md"
@@ -69,7 +78,7 @@ def test_converged_float64_creeps_as_far_as_c(law, mjx_slope_run, slope_run, sol
     run = mjx_slope_run(solver, CONVERGED, "float64")
     c = slope_run(solver, CONVERGED)
     law.check("creep_minus_c_mm", creep_mm(run) - c.creep_mm, near=0.0, abs=FLOAT64_ABS_MM, unit="mm",
-              why="two float64 solves stopped within tolerance 1e-8: measured -0.000005 (Newton) and +0.0004 mm "
+              drift_abs=FLOAT64_ZERO_MM, why="two float64 solves stopped within tolerance 1e-8: measured -0.000005 (Newton) and +0.0004 mm "
                   "(CG); half the lesson's printed 0.01 mm")
     law.check("steps_at_cap", int(np.count_nonzero(run.niter >= run.cap)), le=0, unit="steps",
               why="converged: no step's solve stopped at the 100-iteration cap (MJX's own counter)")
@@ -97,7 +106,7 @@ def test_converged_float32_creeps_as_far_as_c(law, mjx_slope_run, slope_run, sol
     c = slope_run(solver, CONVERGED)
     rounding = float32_rounding_mm(run)
     law.check("creep_minus_c_mm", creep_mm(run) - c.creep_mm, near=0.0, abs=2 * rounding, unit="mm",
-              why=f"float32 positions: {run.steps} steps x one ulp = {rounding:.4f} mm, doubled; measured "
+              drift=CONVERGED_FLOAT32_DRIFT, why=f"float32 positions: {run.steps} steps x one ulp = {rounding:.4f} mm, doubled; measured "
                   "+2.02 mm (Newton) and +0.147 mm (CG)")
 
 
@@ -107,10 +116,10 @@ def test_cg_capped_at_two_iterations_slides(law, mjx_slope_run, slope_run, preci
     """MJX's CG capped at 2 iterations stops at the cap on most steps and the box slides, >= 5x the creep."""
     run = mjx_slope_run("CG", 2, precision)
     converged = slope_run("Newton", CONVERGED).creep_mm
-    law.check("creep_over_converged", creep_mm(run) / converged, ge=SLIDE_FACTOR,
+    law.check("creep_over_converged", creep_mm(run) / converged, ge=SLIDE_FACTOR, drift=CAPPED_DRIFT,
               why="an unconverged friction solve each step: a slide (measured 153x float64, 187x float32; "
                   "C's PGS at 2 iterations: 52x)")
-    law.check("capped_share", float(run.capped_share[0]), ge=0.5,
+    law.check("capped_share", float(run.capped_share[0]), ge=0.5, drift=SHARE_DRIFT,
               why="the cap binds on most steps: measured 0.73 (float64) and 0.62 (float32); C's CG at 2: 0.025")
 
 
@@ -120,22 +129,24 @@ def test_cg_capped_at_five_iterations_holds(law, mjx_slope_run, slope_run, preci
     """MJX's CG capped at 5 iterations stops at the cap on some steps, and still holds the box."""
     run = mjx_slope_run("CG", 5, precision)
     converged = slope_run("Newton", CONVERGED).creep_mm
-    law.check("creep_over_converged", creep_mm(run) / converged, le=HOLD_FACTOR,
+    law.check("creep_over_converged", creep_mm(run) / converged, le=HOLD_FACTOR, drift=CAPPED_DRIFT,
               why=f"held: at most {HOLD_FACTOR:g}x the converged creep; measured 1.02 (float64), 1.82 (float32)")
-    law.check("capped_share", float(run.capped_share[0]), gt=0.0,
+    law.check("capped_share", float(run.capped_share[0]), gt=0.0, drift=SHARE_DRIFT,
               why="the cap binds, or the law tests nothing: measured 0.17 (float64), 0.81 (float32)")
 
 
 @pytest.mark.known_gap(GAP_CAPPED)
 @pytest.mark.law(f"mjx-slope-capped-cg-as-c[{DEVICE}]", source=SOURCE)
-@pytest.mark.parametrize("iterations,precision", [(2, "float64"), (2, "float32"), (5, "float32")])
+@pytest.mark.parametrize("iterations,precision", [(2, "float64"), (2, "float32")])
 def test_capped_cg_creeps_as_far_as_cs(law, mjx_slope_run, slope_run, iterations: int, precision: str) -> None:
-    """Known gap: MJX's CG with C's cap should move the box as far as C's CG with that cap."""
+    """Known gap: MJX's CG with C's cap should move the box as far as C's CG with that cap. (At a cap of 5 in
+    float32 the creep over C's is what the CPU's float32 arithmetic makes of 81 % capped solves: 1.82 on the
+    AMD EPYC the gap was measured on, 0.96 on an AVX2-only one; `test_cg_capped_at_five_iterations_holds`
+    bounds it, no gap is kept there.)"""
     run = mjx_slope_run("CG", iterations, precision)
     c = slope_run("CG", iterations)
-    law.check("creep_over_c_same_cap", creep_mm(run) / c.creep_mm, near=1.0, rel=0.1,
-              why="same solver, same cap; C holds at 8.995 (2 it.) and 8.990 mm (5 it.): measured 153x and "
-                  "186x at 2, 1.82x at 5 (float32)")
+    law.check("creep_over_c_same_cap", creep_mm(run) / c.creep_mm, near=1.0, rel=0.1, drift=CAPPED_DRIFT,
+              why="same solver, same cap; C holds at 8.995 mm (2 it.): measured 153x (float64) and 186x (float32)")
 
 
 @pytest.mark.known_gap(GAP_ELLIPTIC)
@@ -145,7 +156,7 @@ def test_elliptic_capped_cg_creeps_as_far_as_cs(law, mjx_slope_run, slope_run, p
     """Known gap: with elliptic cones MJX's CG capped at 2 should move the box as far as C's."""
     run = mjx_slope_run("CG", 2, precision, cone="elliptic")
     c = slope_run("CG", 2, cone="elliptic")
-    law.check("creep_over_c_same_cap", creep_mm(run) / c.creep_mm, near=1.0, rel=0.1,
+    law.check("creep_over_c_same_cap", creep_mm(run) / c.creep_mm, near=1.0, rel=0.1, drift=CAPPED_DRIFT,
               why="C's elliptic CG at 2 iterations creeps 4.92 mm, as converged (4.9195): measured 10.5x "
                   "(float64) and 15.8x (float32)")
 

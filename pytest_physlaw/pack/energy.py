@@ -24,7 +24,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw import kit
+from pytest_physlaw import kit, mujoco_versions
 from pytest_physlaw.pack import runs
 from pytest_physlaw.pack.fixtures import SEED
 
@@ -119,11 +119,12 @@ def _passive(model: mujoco.MjModel, steps: int, keyframe: str) -> tuple[float, n
     data.qvel[:] = 0
     mujoco.mj_forward(m, data)
     lifted = _gravcomp_weights(m)
-    start = float(np.sum(data.energy)) + float(lifted @ data.xipos.ravel())
+    start = sum(mujoco_versions.energy(m, data)) + float(lifted @ data.xipos.ravel())
     total, kinetic = np.empty(steps), np.empty(steps)
     for i in range(steps):
         mujoco.mj_step(m, data)
-        total[i], kinetic[i] = float(np.sum(data.energy)) + float(lifted @ data.xipos.ravel()), float(data.energy[1])
+        potential, kinetic[i] = mujoco_versions.energy(m, data)
+        total[i] = potential + kinetic[i] + float(lifted @ data.xipos.ravel())
     return start, total, kinetic
 
 
