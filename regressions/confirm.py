@@ -65,7 +65,45 @@ def tendon_armature() -> str:
             f"the tendon armature's term: {np.round(term, 4)}")
 
 
-CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature}
+def _warp_against_c(name: str, seconds: float, ctrl: float = 0.0) -> str:
+    """The largest joint speed over `seconds` on MuJoCo Warp (one world, its default device) and on MuJoCo C, from
+    the model's keyframe (or qpos0) with the controls at `ctrl`."""
+    import mujoco_warp as mjw
+    import warp as wp
+
+    m = _model(name)
+    d = mujoco.MjData(m)
+    if m.nkey:
+        mujoco.mj_resetDataKeyframe(m, d, 0)
+    d.ctrl[:] = ctrl
+    mujoco.mj_forward(m, d)
+    steps = int(round(seconds / m.opt.timestep))
+    wm, wd = mjw.put_model(m), mjw.put_data(m, d)
+    route = 0.0
+    for _ in range(steps):
+        mjw.step(wm, wd)
+        route = max(route, float(np.max(np.abs(wd.qvel.numpy()))))
+    wp.synchronize()
+    c = 0.0
+    for _ in range(steps):
+        mujoco.mj_step(m, d)
+        c = max(c, float(np.max(np.abs(d.qvel))))
+    return f"largest joint speed over {seconds:g} s: MuJoCo Warp {route:.3g}, MuJoCo C {c:.3g} (rad/s or m/s)"
+
+
+def implicit_two_hinges() -> str:
+    """The fix's own scene: MJWarp's implicit integrator with the Coriolis derivative's sign flipped runs away."""
+    return _warp_against_c("mujoco_warp_1662_implicit_two_hinges.xml", 10.0)
+
+
+def free_body_before_servo() -> str:
+    """A free body before a damped servo, implicitfast, sparse: without the servo's kv in the implicit matrix the
+    light arm's damping is explicit, and unstable at this step."""
+    return _warp_against_c("mujoco_warp_1333_free_body_before_servo.xml", 1.0, ctrl=0.5)
+
+
+CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
+         "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo}
 
 if __name__ == "__main__":
     case = sys.argv[1]

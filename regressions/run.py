@@ -31,9 +31,10 @@ def failing(report: Path) -> list[str]:
     return sorted({r.law or r.nodeid for r in run.records.values() if r.outcome == "failed"})
 
 
-def check(side: upgrade.Side, model: Path, work: Path) -> tuple[list[str], int]:
+def check(side: upgrade.Side, model: Path, work: Path, options: list[str]) -> tuple[list[str], int]:
     name = f"{side.name}-{model.stem}"
-    report, status, _ = upgrade.run_side(upgrade.Side(name, side.requirements, side.env), [str(model)], [], False, work)
+    report, status, _ = upgrade.run_side(upgrade.Side(name, side.requirements, side.env), [str(model)], options, False,
+                                         work)
     if not report.is_file():
         raise upgrade.UpgradeError(f"{name}: no report (pytest exit {status}); see {work / (name + '.log')}")
     return failing(report), status
@@ -51,9 +52,10 @@ def run_case(case: dict, envs: Path, work: Path, out) -> dict:
     for key, side in sides.items():
         upgrade.ensure(side, out)
         row[f"{key}_confirm"] = confirm(side, case["id"])
-        row[f"{key}_failed"], _ = check(side, HERE / case["model"], work / case["id"])
+        options = case.get("options", [])
+        row[f"{key}_failed"], _ = check(side, HERE / case["model"], work / case["id"], options)
         if case.get("untriggered"):
-            row[f"{key}_untriggered"], _ = check(side, HERE / case["untriggered"], work / case["id"])
+            row[f"{key}_untriggered"], _ = check(side, HERE / case["untriggered"], work / case["id"], options)
     row["caught"] = [law for law in case["expect"] if law in row["bad_failed"]]
     row["ok"] = bool(row["caught"]) and not row["fixed_failed"] and not row.get("bad_untriggered") \
         and not row.get("fixed_untriggered")

@@ -128,7 +128,8 @@ def read_setup(config: pytest.Config, route: str) -> RouteSetup:
 def unavailable(route: str) -> str | None:
     """Why `route` cannot run here (the versions found), or None; nothing of the route is imported."""
     if route == "warp":
-        return kit.scenes("warp.support").why_unavailable()
+        support = kit.scenes("warp.support")
+        return support.why_unavailable(support.PACK_OLDEST)
     return kit.scenes("mjx.versions").unavailable_reason()
 
 

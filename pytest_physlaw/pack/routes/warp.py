@@ -27,10 +27,13 @@ route = kit.scenes("warp.route")  # sets WARP_CACHE_PATH's default before warp i
 wp, mjw = route.wp, route.mjw
 
 # MJWarp's capacity bits: what fills up and is dropped when a scene outgrows what put_data allocated
-CAPACITY_BITS = {name: int(getattr(mjw.OverflowType, name)) for name in
+# (mujoco-warp before 3.9 has no `OverflowType` and no `Data.overflow`: no bits to read, and a capped solve is one
+# whose iteration count reached the cap)
+OVERFLOW = getattr(mjw, "OverflowType", None)
+CAPACITY_BITS = {name: int(getattr(OVERFLOW, name)) for name in
                  ("NEFC", "NJMAX_NNZ", "BROADPHASE", "NARROWPHASE", "CCD", "HFIELD", "EPA_HORIZON", "NVMAX")
-                 if hasattr(mjw.OverflowType, name)}
-LS_BIT = int(getattr(mjw.OverflowType, "LS_ITERATIONS", 0))
+                 if hasattr(OVERFLOW, name)}
+LS_BIT = int(getattr(OVERFLOW, "LS_ITERATIONS", 0))
 
 
 def device_kind() -> str:
@@ -98,7 +101,9 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
             mjw.forward(m, d)  # compiles or loads the kernels; the step below recomputes it
         wp.synchronize()
         compile_seconds = time.perf_counter() - started
-        d.overflow.zero_()
+        flags = getattr(d, "overflow", None)
+        if flags is not None:
+            flags.zero_()
 
         def record(i: int) -> None:
             qpos[:, i], qvel[:, i] = d.qpos.numpy(), d.qvel.numpy()
@@ -118,13 +123,13 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
             stepping += time.perf_counter() - tick
             record(i + 1)
             niter[:, i] = d.solver_niter.numpy()
-            bits = d.overflow.numpy().copy()
-            capped[:, i] = (bits & route.ITERATIONS_BIT) != 0
+            bits = flags.numpy().copy() if flags is not None else np.zeros(n, dtype=np.int32)
+            capped[:, i] = (bits & route.ITERATIONS_BIT) != 0 if flags is not None else niter[:, i] >= mjm.opt.iterations
             ls_capped += int(np.count_nonzero(bits & LS_BIT)) if LS_BIT else 0
             for name, bit in CAPACITY_BITS.items():
                 overflow[name] += int(np.any(bits & bit))
             if bits.any():
-                d.overflow.zero_()
+                flags.zero_()
             nacon = int(d.nacon.numpy()[0])
             if nacon:
                 per_world = np.bincount(d.contact.worldid.numpy()[:nacon], minlength=n)
