@@ -17,10 +17,16 @@ Measured:
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+import tempfile
 
 import mujoco
 import numpy as np
 import pytest
+
+from pytest_physlaw import mujoco_versions
 
 SOURCE = ("osmium's density, 22,590 kg/m^3 (CRC Handbook); the radius of gyration; MuJoCo's compiler "
           "(inertiafromgeom)")
@@ -129,7 +135,29 @@ def _geometry(pack_model, model_case: str) -> mujoco.MjModel:
 def geometry_model(path: str) -> mujoco.MjModel:
     """The MJCF file at `path` compiled with `inertiafromgeom` on, every geom of density 1 (an explicit geom
     mass dropped) and no mass or inertia floor; meshes by their convex hull's volume or, where MuJoCo finds
-    the mesh misoriented, by its legacy volume (the sum of its triangles' volumes, each taken positive)."""
+    the mesh misoriented, by its legacy volume (the sum of its triangles' volumes, each taken positive).
+
+    Before MuJoCo 3.14 the compile runs in a child process that hands back the model as an MJB: MjSpec's
+    compile of a scene with included meshes crashes the interpreter on 3.3.4 to 3.8.1 (a segmentation fault on
+    gymnasium-robotics' Fetch and kitchen); a crash there is an error naming the release, not the end of the run."""
+    if mujoco_versions.version() >= (3, 14):
+        return _geometry_model(path)
+    with tempfile.TemporaryDirectory() as folder:
+        mjb = os.path.join(folder, "geometry.mjb")
+        code = ("import sys, mujoco\nfrom pytest_physlaw.pack.inertia import _geometry_model\n"
+                "mujoco.mj_saveModel(_geometry_model(sys.argv[1]), sys.argv[2], None)")
+        done = subprocess.run([sys.executable, "-c", code, path, mjb], capture_output=True, text=True)
+        if done.returncode < 0:
+            raise RuntimeError(f"MuJoCo {mujoco.__version__}'s MjSpec compile crashed (signal {-done.returncode})")
+        if done.returncode:
+            raise ValueError((done.stderr.strip().splitlines() or ["the compile failed"])[-1])
+        return mujoco.MjModel.from_binary_path(mjb)
+
+
+def _geometry_model(path: str) -> mujoco.MjModel:
+    if not hasattr(mujoco, "mjtMeshInertia"):
+        raise ValueError("this release's MjSpec sets no mesh inertia (no mjtMeshInertia: a mesh's volume cannot be "
+                         "asked for by its convex hull)")
     last = None
     for kind in (mujoco.mjtMeshInertia.mjMESH_INERTIA_CONVEX, mujoco.mjtMeshInertia.mjMESH_INERTIA_LEGACY):
         spec = mujoco.MjSpec.from_file(path)
