@@ -65,6 +65,20 @@ def tendon_armature() -> str:
             f"the tendon armature's term: {np.round(term, 4)}")
 
 
+def weld_sensors() -> str:
+    """Sensors at joints that transmit nothing along themselves: a torque sensor at a free ball joint of an arm welded
+    to a body, and at a free hinge, read no torque (the ball's whole torque, the hinge's along its axis), over 1 s."""
+    m = _model("mujoco_weld_wrench_two_bodies.xml")
+    d = mujoco.MjData(m)
+    ball = hinge = 0.0
+    adr = {m.sensor(s).name: int(m.sensor_adr[s]) for s in range(m.nsensor)}
+    for _ in range(500):
+        mujoco.mj_step(m, d)
+        ball = max(ball, float(np.linalg.norm(d.sensordata[adr["shoulder_torque"]: adr["shoulder_torque"] + 3])))
+        hinge = max(hinge, abs(float(d.sensordata[adr["wrist_torque"] + 2])))
+    return f"torque sensor at the free ball shoulder {ball:.3g} N m, about the free wrist hinge {hinge:.3g} N m"
+
+
 def _warp_against_c(name: str, seconds: float, ctrl: float = 0.0) -> str:
     """The largest joint speed over `seconds` on MuJoCo Warp (one world, its default device) and on MuJoCo C, from
     the model's keyframe (or qpos0) with the controls at `ctrl`."""
@@ -103,7 +117,8 @@ def free_body_before_servo() -> str:
 
 
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
-         "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo}
+         "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
+         "mujoco-weld-sensors": weld_sensors}
 
 if __name__ == "__main__":
     case = sys.argv[1]
