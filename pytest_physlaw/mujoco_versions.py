@@ -144,9 +144,14 @@ def energy(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[float, float]:
         return float(data.energy[0]), float(data.energy[1])
     scratch = copy.copy(data)
     mujoco.mj_forward(model, scratch)
+    return float(scratch.energy[0]), kinetic_energy(model, scratch)
+
+
+def kinetic_energy(model: mujoco.MjModel, data: mujoco.MjData) -> float:
+    """1/2 qvel . M qvel at `data`'s last forward pass, MuJoCo's own product with its mass matrix (`mj_mulM`)."""
     momentum = np.zeros(model.nv)
-    mujoco.mj_mulM(model, scratch, momentum, scratch.qvel)
-    return float(scratch.energy[0]), 0.5 * float(np.dot(scratch.qvel, momentum))
+    mujoco.mj_mulM(model, data, momentum, data.qvel)
+    return 0.5 * float(np.dot(data.qvel, momentum))
 
 
 def sleeping(model: mujoco.MjModel) -> bool:
