@@ -13,6 +13,8 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from pytest_physlaw import mujoco_versions
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -54,9 +56,7 @@ def tendon_armature() -> str:
     d = mujoco.MjData(m)
     mujoco.mj_resetDataKeyframe(m, d, 0)
     mujoco.mj_forward(m, d)
-    mass = np.zeros((m.nv, m.nv))
-    mujoco.mj_fullM(m, mass, d.qM) if hasattr(d, "qM") else mujoco.mj_fullM(m, d, mass)
-    want = mass @ d.qacc + d.qfrc_bias - d.qfrc_passive - d.qfrc_constraint
+    want = mujoco_versions.full_mass(m, d) @ d.qacc + d.qfrc_bias - d.qfrc_passive - d.qfrc_constraint
     jac = np.asarray(d.ten_J).reshape(m.ntendon, m.nv)
     term = (m.tendon_armature[:, None] * jac).T @ (jac @ d.qacc)
     inv = copy.copy(d)
