@@ -9,6 +9,11 @@ A file given by name that MuJoCo cannot compile, or that has no movable body, is
 one found in a folder (`pytest_physlaw.model_files`) is no model on its own (a robot its scene includes,
 an asset list): it is a skipped collector whose reason the per-model summary lists.
 
+A model that lets its trees sleep (`<flag sleep="enable"/>`, MuJoCo 3.4 on) is measured awake: sleep stops
+simulating a tree at rest, so its contacts would carry no weight and its solves need no iteration, and inverse
+dynamics would weigh dofs forward dynamics skipped. The physics the laws ask about is the awake model's; sleep
+changes which bodies are computed, not how they move while they are.
+
 A finding the user accepted for a model and law (ini `physlaw_model_accept`, `settings.py`) marks
 that law's tests on that model as a non-strict xfail that only a law violation satisfies: it still
 runs, is reported with the user's reason and is gated like any law.
@@ -26,6 +31,7 @@ import mujoco
 import pytest
 
 from pytest_physlaw.check import LawViolation
+from pytest_physlaw import mujoco_versions
 from pytest_physlaw.model_files import ModelPaths
 from pytest_physlaw.pack import measure, runs, settings
 
@@ -52,6 +58,8 @@ class ModelFile(pytest.Module):
         except Exception as exc:  # MuJoCo's ValueError carries the compiler's message
             self._refuse(f"MuJoCo {mujoco.__version__} cannot compile this {'model' if self.named else 'file on its own'}: "
                          + (str(exc) if self.named else _one_line(exc)))
+        if mujoco_versions.sleeping(self.model):  # measured awake: see the module docstring
+            self.model = mujoco_versions.awake(self.model)
         movable = [(b, self.model.body(b).name or f"body{b}") for b in measure.movable_bodies(self.model)]
         if not movable:
             self._refuse("the model has no movable body (no body with a degree of freedom): the pack's laws have "
