@@ -60,6 +60,7 @@ from pytest_physlaw.pack.rest import (  # noqa: F401
     test_settled_pose,
     test_something_can_collide,
     test_start_state_is_not_interpenetrating,
+    test_start_state_is_within_joint_ranges,
 )
 from pytest_physlaw.pack.routes import (  # noqa: F401  (collected only with --physlaw-route)
     route_converged,

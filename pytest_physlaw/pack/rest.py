@@ -24,6 +24,7 @@ from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack import roundoff, runs
 
 SOURCE = "statics (Newton's first law); MuJoCo documentation, Computation: soft contacts, mj_contactForce"
+RANGE_ROUND_OFF = 1e-6  # rad or m: an exporter's round-off at a range's end
 REST_SPEED = 1e-3  # m/s: a floating tree whose centre of mass is slower than this at the end is at rest
 LOAD = 0.02  # of the weight: a tree at rest to REST_SPEED is carried to 2 %
 SINK = 0.5  # of the thinner geom's smallest half-extent (its radius, for a ball): deeper, it is about to pass through
@@ -185,6 +186,46 @@ def test_start_state_is_not_interpenetrating(law, pack_model, settled, model_cas
     if weight > 0:
         law.check("start_force_over_weight", _normal_force(model, first) / weight, ge=0, drift_abs=1e-6,
                   why="sum of the contacts' normal forces at the start over the model's weight, recorded for the gate")
+
+
+@pytest.mark.law("model-start-in-range", source=SOURCE + "; MuJoCo XML reference (joint/range, key/qpos)")
+def test_start_state_is_within_joint_ranges(law, pack_model, settings, model_case) -> None:
+    """Every keyframe, and qpos0 where it is the start (no keyframe, or ini physlaw_model_keyframe = qpos0), put
+    each limited joint inside its own range (a hinge's or slide's position, a ball's rotation angle): a start
+    outside its range meets the limit's constraint force at the first step, a kick no real start has, and a
+    keyframe outside it is a state the robot cannot reach. Within 1e-6 (rad or m): an exporter's round-off at a
+    range's end is no finding. (A model that starts from a keyframe may keep qpos0, its springs' and MJX's
+    reference, outside a range: 12 of 56 sound models checked do, Menagerie-style arms' folded joints.)"""
+    model = pack_model.model
+    kinds = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE), int(mujoco.mjtJoint.mjJNT_BALL))
+    limited = [j for j in range(model.njnt) if model.jnt_limited[j] and int(model.jnt_type[j]) in kinds]
+    if not limited:
+        pytest.skip(f"{model_case}: no limited hinge, slide or ball joint")
+    from_qpos0 = model.nkey == 0 or runs.keyframe_id(model, settings.keyframe) is None
+    starts = ([("qpos0", model.qpos0)] if from_qpos0 else []) + [
+        (f"keyframe {model.key(k).name or k!r}", model.key_qpos[k]) for k in range(model.nkey)]
+    worst, where = 0.0, "none"
+    for label, qpos in starts:
+        for j in limited:
+            out, text = _outside_range(model, j, qpos)
+            if out > worst:
+                worst, where = out, f"{label}: {text}"
+    law.check("outside_range", worst, le=RANGE_ROUND_OFF, drift_abs=RANGE_ROUND_OFF,
+              why=f"the farthest a limited joint starts outside its range (rad or m), {where}: set that joint's value "
+                  "in <key qpos> (for qpos0: the joint's ref, or the body's pose) inside its <joint range>, or widen "
+                  "the range if the robot reaches it")
+
+
+def _outside_range(model: mujoco.MjModel, joint: int, qpos: np.ndarray) -> tuple[float, str]:
+    """(how far `qpos` puts `joint` outside its range, a description in the model's terms)."""
+    adr, (low, high) = int(model.jnt_qposadr[joint]), model.jnt_range[joint]
+    name = model.joint(joint).name or f"joint {joint}"
+    if int(model.jnt_type[joint]) == int(mujoco.mjtJoint.mjJNT_BALL):
+        angle = 2 * math.acos(min(1.0, abs(float(qpos[adr])) / max(float(np.linalg.norm(qpos[adr:adr + 4])), 1e-300)))
+        return max(0.0, angle - float(high)), f"ball {name!r} turned {angle:.4g} rad past its range {float(high):.4g}"
+    value = float(qpos[adr])
+    return max(0.0, float(low) - value, value - float(high)), \
+        f"{name!r} at {value:.4g}, its range [{float(low):.4g}, {float(high):.4g}]"
 
 
 @pytest.mark.law("model-can-collide", source=SOURCE)

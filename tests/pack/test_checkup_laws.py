@@ -102,6 +102,9 @@ BREAKING = {  # law id -> (model, what breaks it)
     "model-timeconst-resolved": """<mujoco><option timestep="0.02"><flag refsafe="disable"/></option><worldbody>
         <geom type="plane" size="2 2 0.1"/><body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/>
         </body></worldbody></mujoco>""",
+    # an elbow whose range stops short of 0 (as an arm's folded joint), started at qpos0 = 0: 0.07 rad outside
+    "model-start-in-range": """<mujoco><compiler angle="radian"/><worldbody><body pos="0 0 1"><joint type="hinge" axis="0 1 0" limited="true"
+        range="-3.07 -0.07"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/></body></worldbody></mujoco>""",
     # PGS with one iteration on a stack of boxes stops at its cap every step
     "model-solver-cap-share": """<mujoco><option solver="PGS" iterations="1"/><worldbody><geom type="plane" size="2 2 0.1"/>
         <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>
@@ -259,3 +262,17 @@ def test_a_model_that_sleeps_is_weighed_awake(pytester: pytest.Pytester) -> None
         asleep, awake = _law(laws, "asleep.xml", law_id), _law(laws, "awake.xml", law_id)
         assert asleep["outcome"] == awake["outcome"] == "passed", (asleep, awake)
         assert [c["value"] for c in asleep["checks"]] == [c["value"] for c in awake["checks"]]
+
+
+def test_a_keyframe_outside_a_range_is_found_and_qpos0_is_not_judged_when_a_keyframe_starts(pytester: pytest.Pytester) -> None:
+    """With a keyframe the pack starts there: qpos0 outside a range is not judged, a keyframe outside one is, by name."""
+    arm = """<mujoco><compiler angle="radian"/><worldbody><body pos="0 0 1"><joint name="elbow" type="hinge" axis="0 1 0" limited="true"
+        range="-3.07 -0.07"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/></body></worldbody>
+        <keyframe><key name="folded" qpos="-1"/>{extra}</keyframe></mujoco>"""
+    pytester.path.joinpath("inside.xml").write_text(arm.format(extra=""))
+    pytester.path.joinpath("outside.xml").write_text(arm.format(extra='<key name="stretched" qpos="0.2"/>'))
+    result, laws = _run(pytester, "inside.xml", "outside.xml", extra=("-k", "within_joint_ranges"))
+    assert _law(laws, "inside.xml", "model-start-in-range")["outcome"] == "passed"
+    record = _law(laws, "outside.xml", "model-start-in-range")
+    assert record["outcome"] == "failed" and record["checks"][0]["value"] == pytest.approx(0.27)
+    result.stdout.fnmatch_lines(["*keyframe 'stretched': 'elbow' at 0.2, its range*"])

@@ -103,12 +103,19 @@ def test_pack_on_gymnasium_models(pytester: pytest.Pytester) -> None:
     models = [Path(shutil.copy(m, pytester.path)) for m in _gym_models()]
     # Real: humanoidstandup starts lying with its right lower arm 36 mm into the floor (a 40 mm capsule
     # nearly buried); MuJoCo pops it out in the first steps.
+    # Real: Ant's ankles start at 0, 30 degrees short of their range [30, 70] (its qpos0, where gymnasium resets
+    # it); Humanoid's knees at 0, 2 degrees past their range [-160, -2] (its keyframes start there).
+    outside = {"ant.xml": 0.5236, "humanoid.xml": 0.0349, "humanoidstandup.xml": 0.0349}
     pytester.makeini("[pytest]\nphyslaw_model_accept =\n    humanoidstandup.xml model-start-penetration: "
-                     "the arm starts 36 mm in the floor; gymnasium resets there\n")
+                     "the arm starts 36 mm in the floor; gymnasium resets there\n"
+                     + "".join(f"    {m} model-start-in-range: gymnasium starts it outside a joint range\n" for m in outside))
     result = _run(pytester, *models)
     laws = _records(pytester)
     accepted = laws.pop("humanoidstandup.xml::test_start_state_is_not_interpenetrating[humanoidstandup.xml]")
     assert accepted["outcome"] == "xfailed" and accepted["checks"][0]["value"] > 2
+    for model, rad in outside.items():
+        record = laws.pop(f"{model}::test_start_state_is_within_joint_ranges[{model}]")
+        assert record["outcome"] == "xfailed" and record["checks"][0]["value"] == pytest.approx(rad, rel=0.02)
     _assert_passed_or_skipped_with_reason(result, laws)
     assert {Path(r["path"]).name for r in laws.values()} | {"humanoidstandup.xml"} == {m.name for m in models}
 
