@@ -22,8 +22,6 @@ import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw import mujoco_versions
-
 SOURCE = "MuJoCo XML reference (body/gravcomp, joint/actuatorgravcomp); the principle of virtual work"
 ROUND_OFF = 1e-9  # of the compensated weight's largest generalised force
 
@@ -61,7 +59,6 @@ def test_gravcomp_lifts_the_compensated_weight(law, pack_model, driven, model_ca
         pytest.skip(f"{model_case}: no body has gravcomp")
     if model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY or not np.any(model.opt.gravity):
         pytest.skip(f"{model_case}: gravity is off (<option gravity> or <flag gravity=\"disable\">): nothing to compensate")
-    model = mujoco_versions.awake(model)  # a sleeping tree's forces are skipped, not the compensation's law
     without = copy.copy(model)
     without.body_gravcomp[:] = 0
     dofs = _unclamped_dofs(model)

@@ -28,8 +28,6 @@ import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw import mujoco_versions
-
 SOURCE = "MuJoCo documentation, Computation (inverse dynamics, fwdinv); the equation of motion"
 ROUND_OFF = 1e-8  # of the state's force scale: the same terms computed twice differ by round-off only
 RECOVERED = 1e-3  # of the force scale: a converged solve's constraint force, recovered from its qacc
@@ -73,10 +71,10 @@ def recovered_residual(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[floa
 
 
 def _continuous(model: mujoco.MjModel) -> mujoco.MjModel:
-    """A copy whose inverse dynamics reads qacc as the continuous-time acceleration mj_forward gives, every tree
-    awake (a sleeping tree's dofs are skipped by forward dynamics, not by inverse dynamics: the laws weigh what
-    the engine computes for the whole model, so sleep is off for the measurement; the states are the model's)."""
-    m = mujoco_versions.awake(model)
+    """A copy whose inverse dynamics reads qacc as the continuous-time acceleration mj_forward gives. (The pack
+    compiles a sleeping model awake, `pytest_physlaw.pack`: a sleeping tree's dofs are skipped by forward
+    dynamics, not by inverse dynamics.)"""
+    m = copy.copy(model)
     invdiscrete = getattr(mujoco.mjtEnableBit, "mjENBL_INVDISCRETE", None)
     if invdiscrete is not None:
         m.opt.enableflags &= ~int(invdiscrete)

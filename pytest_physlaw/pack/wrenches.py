@@ -48,7 +48,6 @@ def _rows(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
 
 def mismatch(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[float, float, int]:
     """(|sum_b J_b^T cfrc_ext_b - J_rows^T f_rows|, |J_rows^T f_rows|, worst dof) at `state` (not changed)."""
-    model = mujoco_versions.awake(model)  # every tree's contacts and forces, sleeping ones too (sleep only skips them)
     data = copy.copy(state)
     data.xfrc_applied[:] = 0  # cfrc_ext books applied wrenches too: none, so it holds constraint forces only
     mujoco.mj_forward(model, data)
