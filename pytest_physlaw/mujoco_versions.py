@@ -15,7 +15,6 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `gravcomp_force` | `mjData.qfrc_gravcomp` (3.1.5?) | passive force with and without the bodies' gravcomp |
 | `fluid_force` | `mjData.qfrc_fluid` (3.1?) | passive force less the same state's in vacuum |
 | `energy` | `mjData.energy` (3.1 on; 3.0.x binds it with a zero stride) | kinetic as 1/2 qvel . M qvel (`mj_mulM`) |
-| `passive_off` | `mjDSBL_SPRING | mjDSBL_DAMPER` (3.4) | `mjDSBL_PASSIVE` |
 """
 
 from __future__ import annotations
@@ -103,13 +102,6 @@ def tree_bodies(model: mujoco.MjModel, tree: int) -> int:
     return int(np.count_nonzero(np.asarray(model.body_treeid) == tree))
 
 
-def passive_off() -> int:
-    """The disable bits that switch off joint and tendon springs and dampers (3.4 split `mjDSBL_PASSIVE`)."""
-    if hasattr(DSBL, "mjDSBL_SPRING"):
-        return int(DSBL.mjDSBL_SPRING) | int(DSBL.mjDSBL_DAMPER)
-    return int(DSBL.mjDSBL_PASSIVE)
-
-
 def gravcomp_force(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     """The generalised force MuJoCo's gravity compensation applies at `data` (forwarded), whether it reaches
     the dofs as a passive force or through actuators (`jnt_actgravcomp`): `qfrc_gravcomp`, or, where the
@@ -167,9 +159,3 @@ def awake(model: mujoco.MjModel) -> mujoco.MjModel:
     if bit is not None:
         m.opt.enableflags &= ~int(bit)
     return m
-
-
-def integrators() -> list[tuple[str, int]]:
-    """(name, value) of every integrator this MuJoCo offers, by its own enum (`mjtIntegrator`)."""
-    return [(name.removeprefix("mjINT_").lower(), int(getattr(mujoco.mjtIntegrator, name)))
-            for name in dir(mujoco.mjtIntegrator) if name.startswith("mjINT_")]

@@ -84,12 +84,6 @@ def test_kinetic_energy_from_the_mass_matrix_is_mujocos(arm) -> None:
     assert mujoco_versions.energy(model, data) == (data.energy[0], data.energy[1])
 
 
-def test_every_integrator_of_this_mujoco_is_listed() -> None:
-    names = dict(mujoco_versions.integrators())
-    assert {"euler", "rk4", "implicit", "implicitfast"} <= set(names)
-    assert names["rk4"] == int(mujoco.mjtIntegrator.mjINT_RK4)
-
-
 def test_the_volume_model_compiled_in_a_child_is_the_one_compiled_here(tmp_path, monkeypatch) -> None:
     path = tmp_path / "arm.xml"
     path.write_text(ARM)
