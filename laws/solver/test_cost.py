@@ -1,6 +1,6 @@
-"""What a step costs with each solver: PGS is the slowest on every scene, Newton the fastest on small
-scenes, CG faster than Newton on the 200-box heap; Newton needs a handful of iterations per step
-where CG and PGS need tens. Source: Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", "Cost as the system grows".
+"""What a step costs with each solver: PGS is slower than CG on every scene and the slowest on the
+small ones, where Newton is the fastest; CG is faster than Newton on the 200-box heap, where PGS and
+Newton are a close call; Newton needs a handful of iterations per step where CG and PGS need tens. Source: Lesson 20.2, "The constraint solver: PGS, CG and Newton, measured", "Cost as the system grows".
 
 Time is only compared as a ratio of two solvers timed in the same run, in interleaved rounds, the
 median over rounds (`fixtures.solver.timing`); no absolute time is a law. Iterations per step do
@@ -12,7 +12,8 @@ over 300 steps, 30 rounds of 10. 200-box heap: a cheaper one, because settling i
 slow: all three solvers step on from the one state Newton settled, 16 rounds of 1 step. On a warm
 cache a side process times them while the other laws run. Load makes the slower solver's longer
 rounds likelier to be preempted, so it inflates the ratios the laws bound from below: noise moves
-these laws away from failing, not towards it.
+these laws away from failing, not towards it. What load cannot move is the CPU: PGS against Newton on
+the 200-box heap depends on it (below), so that one check has a floor under 1.
 
 Measured:
 On this shared 2-core machine (`pytest -m law laws/solver/test_cost.py -v` prints them), MuJoCo
@@ -24,7 +25,11 @@ On this shared 2-core machine (`pytest -m law laws/solver/test_cost.py -v` print
     CG / Newton      2.7  | 2.4     1.4  | 1.6     0.41 | 0.54
 
 The closest calls are PGS against Newton on the 200-box heap and CG against Newton on the heap of
-50. With the other core busy (`python -c "while 1: pass" &`) and other jobs sharing the machine
+50. The first is the CPU's: Newton's step there is mostly the factorisation of a 1200-dof Hessian,
+which wide vector units speed up, PGS's is a sweep over rows one at a time, which they do not. It
+read 1.32-1.39 in 4 repeats of `fixtures.solver.step_costs.measure("heap200", ...)` on this AMD EPYC
+(AVX2), and 0.96 in one run on the project's 2-core CI runner;
+the lesson printed 1.55. So on that scene the law is that PGS is not clearly faster than Newton. With the other core busy (`python -c "while 1: pass" &`) and other jobs sharing the machine
 (load average 5), 28 runs of this module all passed, their lowest ratios 1.23 (PGS / Newton, heap of
 200; median 1.41) and 1.17 (CG / Newton, heap of 50; median 1.44); tower PGS / Newton then read 12
 to 63. The whole module takes about 2.3 s warm, 7 s cold (settling the heap of 50 with PGS and CG).
@@ -42,16 +47,23 @@ from laws.solver.lesson import require_lesson_mujoco
 SOURCE = "Lesson 20.2, cost as the system grows"
 RATIO_WHY = ("the lesson's ordering; median of per-round ratios of interleaved rounds, so machine noise "
              "hits both solvers alike and only a real reversal fails")
+# PGS / Newton on the 200-box heap is a close call that the CPU decides (module docstring): a floor
+# under 1 there; below it PGS would be clearly the faster, which no machine has shown.
+PGS_OVER_NEWTON_FLOOR = {"tower": 1.0, "heap50": 1.0, "heap200": 0.7}
+HEAP200_WHY = ("a close call the CPU decides: measured 1.32-1.39 (AMD EPYC, AVX2), 0.96 (a CI runner), "
+               "lesson 1.55; below 0.7 PGS would be clearly faster than Newton")
 
 
 @pytest.mark.law("pgs-slowest", source=SOURCE)
 @pytest.mark.parametrize("scene", SCENES)
 def test_pgs_is_the_slowest_solver_on_every_scene(law, step_costs, scene):
-    """PGS takes longer per step than CG and than Newton on the tower and both heaps (lesson, in ms:
+    """PGS takes longer per step than CG on the tower and both heaps, and than Newton on the tower
+    and the heap of 50; on the 200-box heap it is not clearly faster than Newton (lesson, in ms:
     0.332, 0.079, 0.028; 2.077, 0.501, 0.365; 17.377, 4.471, 11.180)."""
     costs = step_costs(scene)
     law.check("pgs_over_cg_time", cost_ratio(costs, "PGS", "CG"), gt=1.0, drift=None, why=RATIO_WHY)
-    law.check("pgs_over_newton_time", cost_ratio(costs, "PGS", "Newton"), gt=1.0, drift=None, why=RATIO_WHY)
+    law.check("pgs_over_newton_time", cost_ratio(costs, "PGS", "Newton"), gt=PGS_OVER_NEWTON_FLOOR[scene],
+              drift=None, why=HEAP200_WHY if scene == "heap200" else RATIO_WHY)
 
 
 @pytest.mark.law("newton-fastest-small", source=SOURCE)
