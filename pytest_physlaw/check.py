@@ -16,6 +16,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+import pytest
+
 from pytest_physlaw.record import DEFAULT_DRIFT, DEFAULT_DRIFT_FLOOR, CheckRecord
 
 _builtin_abs = abs
@@ -243,6 +245,7 @@ class LawChecks:
         self.closed_reason: str | None = None
         self.refusal: str | None = None  # while set (a fixture of a wider scope runs), checks are refused
         self.example: str | None = None
+        self.premise: tuple[str, str] | None = None  # (law id, why): a failure here follows from that law's
 
     def check(self, quantity: str, value: Any, *, le: Any = None, lt: Any = None, ge: Any = None,
               gt: Any = None, near: Any = None, rel: Any = None, abs: Any = None, unit: str | None = None,
@@ -315,8 +318,13 @@ class LawChecks:
         self.closed_reason = reason
 
     def raise_if_failed(self) -> None:
+        """A LawViolation listing the failed checks; a law whose failure follows from a failed premise
+        (`Law.follows`) ends xfailed instead, naming the premise: one cause, one finding."""
         __tracebackhide__ = True
         failed = self.failed
+        if failed and self.premise is not None:
+            law_id, why = self.premise
+            pytest.xfail(f"consequence of {law_id}: {why} ({', '.join(r.quantity for r in failed)} failed)")
         if failed:
             raise LawViolation(violation_table(failed))
 

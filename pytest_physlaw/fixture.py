@@ -51,6 +51,17 @@ class Law:
                                              rel=rel, abs=abs, unit=unit, why=why, drift=drift,
                                              drift_abs=drift_abs, where=self._caller())
 
+    def follows(self, premise: str, why: str) -> None:
+        """Declare that, if this law's checks fail, the failure follows from `premise`, another law that
+        failed on the same subject (a contact sinking deeper because the timestep is unresolved): the test
+        then ends xfailed, "consequence of PREMISE: WHY", and the run's exit status and the model table
+        count the cause once. Call it only after measuring that the premise failed; checks that pass
+        pass as ever."""
+        __tracebackhide__ = True
+        if not (isinstance(premise, str) and premise.strip() and isinstance(why, str) and why.strip()):
+            raise ValueError(f"law.follows(premise={premise!r}, why={why!r}): both must be non-empty strings")
+        self._current("follows").premise = (premise.strip(), why.strip())
+
     def _caller(self) -> str:
         """file:line of the `law.check` call, rootdir-relative where it lies under the rootdir."""
         frame = sys._getframe(2)

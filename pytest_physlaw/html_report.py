@@ -86,6 +86,7 @@ def models_summary(state: Any) -> str:
            f"<p>{escape(model_summary.totals(state, rows))}</p>"]
     if rows:
         body = [(*r.cells(), "<br>".join([f'<span style="color:{FAIL}">failed {escape(f)}</span>' for f in r.failed]
+                                         + [f"follows {escape(f)}" for f in r.follows]
                                          + [f"accepted {escape(f)}" for f in r.accepted]))
                 for r in rows]
         out.append(_html_table((*model_summary.HEADER, "findings"),

@@ -67,7 +67,8 @@ def models(run: LawSession) -> list[str]:
 
 
 def _findings(row: model_summary.ModelRow) -> str:
-    return "; ".join([f"failed {f}" for f in row.failed] + [f"accepted {f}" for f in row.accepted]) or "-"
+    return "; ".join([f"failed {f}" for f in row.failed] + [f"follows {f}" for f in row.follows]
+                     + [f"accepted {f}" for f in row.accepted]) or "-"
 
 
 def write_markdown(path: str | Path | None, run: LawSession, gate: GateResult | None = None) -> str:

@@ -94,6 +94,7 @@ class ModelRow:
     outcomes: Counter = field(default_factory=Counter)
     failed: list[str] = field(default_factory=list)
     accepted: list[str] = field(default_factory=list)
+    follows: list[str] = field(default_factory=list)  # failures that follow from another finding
     seconds: float | None = None
 
     def cells(self) -> tuple[str, ...]:
@@ -114,6 +115,8 @@ def model_rows(run: LawSession) -> list[ModelRow]:
         row.outcomes[bucket] += 1
         if bucket == "failed":
             row.failed.append(finding(record, row.path))
+        elif bucket == "xfailed" and record.follows:
+            row.follows.append(f"{finding(record, row.path)} (follows from {record.follows})")
         elif bucket == "xfailed":
             row.accepted.append(finding(record, row.path))
     return list(rows.values())
@@ -170,7 +173,8 @@ def terminal_lines(run: LawSession, verbosity: int = 0) -> list[str]:
         lines.append(table[0])
         for row, line in zip(rows, table[1:]):
             lines.append(line)
-            lines += [f"    failed   {f}" for f in row.failed] + [f"    accepted {f}" for f in row.accepted]
+            lines += ([f"    failed   {f}" for f in row.failed] + [f"    follows  {f}" for f in row.follows]
+                      + [f"    accepted {f}" for f in row.accepted])
     lines.append(totals(run, rows))
     out = left_out(run)
     if out and verbosity >= 0:

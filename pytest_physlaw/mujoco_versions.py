@@ -65,6 +65,14 @@ def sparse_to_dense(rows: int, cols: int, values: np.ndarray, rownnz: np.ndarray
     return dense
 
 
+def constraint_jacobian(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """The constraint rows' Jacobian `efc_J` as a dense (nefc, nv) array, whether MuJoCo stored it sparse or dense."""
+    if mujoco.mj_isSparse(model):
+        return sparse_to_dense(data.nefc, model.nv, data.efc_J, data.efc_J_rownnz, data.efc_J_rowadr,
+                               data.efc_J_colind)
+    return np.asarray(data.efc_J[: data.nefc * model.nv]).reshape(data.nefc, model.nv)
+
+
 def solve_half(model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray, rows: np.ndarray,
                sqrt_inv_d: np.ndarray) -> None:
     """`out` = D^-1/2 L^-T `rows`, MuJoCo's half solve `mj_solveM2` (its D^-1/2 argument came in 3.2.5?; before,

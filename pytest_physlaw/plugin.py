@@ -278,6 +278,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Gener
         record = _record(item, info, gap, outcome=final_outcome(phases))
         checks = item.stash.get(_CHECKS, None)
         record.checks = list(checks.records.values()) if checks is not None else []
+        if checks is not None and checks.premise is not None and record.outcome == "xfailed":
+            record.follows = checks.premise[0]
         record.examples = examples.fingerprint(item)
         setattr(rep, REPORT_ATTR, record.to_json(wire=True))
     return rep

@@ -141,6 +141,7 @@ class LawRecord:
     known_gap: str | None = None
     identity: str | None = None
     examples: dict[str, Any] | None = None
+    follows: str | None = None  # the law whose failure this one's follows from (`Law.follows`)
     checks: list[CheckRecord] = field(default_factory=list)
 
     def to_json(self, *, wire: bool = False) -> dict[str, Any]:
@@ -157,6 +158,8 @@ class LawRecord:
         }
         if self.examples is not None:
             out["examples"] = dict(self.examples)
+        if self.follows is not None:
+            out["follows"] = self.follows
         return out
 
     @classmethod
@@ -171,5 +174,6 @@ class LawRecord:
             outcome=d.get("outcome", "passed"),
             known_gap=d.get("known_gap"),
             examples=d.get("examples"),
+            follows=d.get("follows"),
             checks=[CheckRecord.from_json(c) for c in d.get("checks", [])],
         )

@@ -36,6 +36,9 @@ DENSEST = 22590.0  # kg/m^3, osmium: no matter packs mass tighter
 # geoms coarser than the part. Further off, the geoms are not the body (a placeholder sphere, a collision
 # stub) and its volume says nothing of its density.
 STANDS_FOR = 2.0
+# A unit's mix-up (kg mm^2 against kg m^2) moves the radius of gyration 1000-fold; off by more than this, the
+# message names the unit, nearer it names the body's own inertia (2 % past a bound is no unit error).
+UNIT_FACTOR = 30.0
 
 
 @pytest.mark.law("model-inertia-physical", source=SOURCE)
@@ -56,12 +59,23 @@ def test_inertia_is_matter_within_the_robot(law, pack_model, model_case) -> None
     reach = _reach(model, bodies)
     names = [model.body(b).name or f"body {b}" for b in bodies]
     tight, wide = gyration / densest, np.where(model.body_geomnum[bodies] > 0, gyration / reach, 0.0)
+    tightest, widest = float(np.min(tight)), float(np.max(wide))
     law.check("gyration_over_densest", tight, ge=1.0, drift_abs=1e-9,
               why=f"radius of gyration over an osmium ball's of the same mass; tightest {_named(names, tight, min)}: "
-                  "below 1 the inertia is too small for the mass (an inertia in kg m^2 read as kg mm^2?)")
+                  f"below 1 the inertia is too small for the mass: {_cause(tightest, 'small')}")
     law.check("gyration_over_reach", wide, le=1.0, drift_abs=1e-9,
               why=f"radius of gyration over the farthest geom point of the model (0: a body without geoms); widest {_named(names, wide, max)}: "
-                  "above 1 the mass lies outside the robot (an inertia in kg mm^2 read as kg m^2?)")
+                  f"above 1 the mass lies outside the robot: {_cause(widest, 'large')}")
+
+
+def _cause(ratio: float, way: str) -> str:
+    """The fix a gyration ratio supports: a unit's factor (kg mm^2 against kg m^2 moves the radius of gyration
+    1000-fold) only where the ratio is that far off; nearer, the body's own inertia or mass."""
+    if (ratio < 1 / UNIT_FACTOR) if way == "small" else (ratio > UNIT_FACTOR):
+        unit = "m^2 read as kg mm^2" if way == "small" else "mm^2 read as kg m^2"
+        return f"off by {ratio:.3g}, a unit's factor: an inertia in kg {unit}? (that body's <inertial>)"
+    return (f"off by {ratio:.3g}, no unit's factor: check that body's <inertial> diaginertia or fullinertia and mass "
+            "(or its geoms' mass, where the compiler derives them)")
 
 
 @pytest.mark.law("model-link-density", source=SOURCE)

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw import mujoco_versions
-from pytest_physlaw.pack import roundoff, runs
+from pytest_physlaw.pack import roundoff, runs, stepping
 
 SOURCE = "statics (Newton's first law); MuJoCo documentation, Computation: soft contacts, mj_contactForce"
 RANGE_ROUND_OFF = 1e-6  # rad or m: an exporter's round-off at a range's end
@@ -87,12 +87,13 @@ def _tail_drift(run: runs.Run, tail: int) -> float:
 
 @pytest.mark.law("model-contact-carries-weight", source=SOURCE)
 def test_contacts_carry_a_resting_floating_base(law, pack_model, settled, model_case) -> None:
-    """A floating base at rest stands on its contacts, its medium and its thrust: the contact forces on its
-    tree from anything outside it (`mj_contactForce`), with its buoyancy (MuJoCo models it as gravity
-    compensation, `gravcomp`), the fluid's forces and the actuators that push it from outside (a drone's
-    rotors), carry its weight, within 2 %. A tree also held by a tendon, an equality or an applied force
-    fails, and the message says how much the contacts carry. A model that turns gravity off (its option
-    flag) has no weight to carry."""
+    """A floating base at rest stands on its contacts, its medium, its thrust and what the model declares
+    holds it: the contact forces on its tree from anything outside it (`mj_contactForce`), with its
+    buoyancy (MuJoCo models it as gravity compensation, `gravcomp`), the fluid's forces, the actuators that
+    push it from outside (a drone's rotors) and the other constraints that tie it to the world or to another
+    tree (a weld or connect equality, a tendon's limit: their rows' `efc_J^T efc_force`), carry its weight,
+    within 2 %. A tree also hung on a spring (a passive tendon) or an applied force fails, and the message
+    says how much each carries. A model that turns gravity off (its option flag) has no weight to carry."""
     model, final = pack_model.model, settled.final
     roots = runs.floating_roots(model)
     if not roots:
@@ -112,21 +113,31 @@ def test_contacts_carry_a_resting_floating_base(law, pack_model, settled, model_
     weights = np.array([model.body_subtreemass[r] * gravity for r in resting])
     contact = np.array([float(_contact_force_on(model, final, r) @ up) for r in resting]) / weights
     medium = np.array([float(_medium_force_on(model, final, r) @ up) for r in resting]) / weights
-    law.check("load_over_weight", contact + medium, near=1.0, abs=LOAD,
-              why=f"contact force (worst tree: {_worst(contact, contact + medium)}) and buoyancy, fluid forces and "
-                  f"thrust ({_worst(medium, contact + medium)}) along gravity's opposite over the tree's weight, trees at rest")
+    held = np.array([float(_held_force_on(model, final, r) @ up) for r in resting]) / weights
+    total = contact + medium + held
+    law.check("load_over_weight", total, near=1.0, abs=LOAD,
+              why=f"contact force (worst tree, {_tree_name(model, resting, total)}: {_worst(contact, total)}), "
+                  f"buoyancy, fluid forces and thrust ({_worst(medium, total)}) and equalities and other "
+                  f"constraints that hold it ({_worst(held, total)}) along gravity's opposite over the tree's "
+                  "weight, trees at rest; what is missing hangs on something else (a spring tendon, an applied force)")
 
 
 @pytest.mark.law("model-contact-depth", source=SOURCE)
-def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, settled_nudged, model_case) -> None:
+def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, settled_nudged, settled_half_step,
+                                                   model_case) -> None:
     """At the end of the settled run no contact sinks deeper than the compliance it was given (its solimp
     width, over which MuJoCo's impedance rises: a rubber foot's design) or half the thinner geom's
     smallest half-extent (half its radius, for a ball or capsule), whichever is more: deeper, the geom's
     middle nears the other surface, where the contact normal and the geom's side flip. Contacts too soft for the load they
-    carry (a solref time constant far above the timestep's scale) sink that deep under the robot's weight."""
+    carry (a solref time constant far above the timestep's scale) sink that deep under the robot's weight.
+    Its premises: a resolved timestep and a start without overlap. Where the timestep is unresolved
+    (model-timestep-converged fails) and at half the step the contacts sink within bounds, or where the
+    deepest contact is a pair that already overlapped at the start (model-start-penetration), a failure
+    here follows from that law's finding and is reported as its consequence, not as a second one."""
     model = pack_model.model
     depth, allowed, where = _depths_or_skip(model, settled.final, f"{model_case}: at the end of the run")
     ratio = depth / allowed
+    _name_a_failed_premise(law, model, settled, settled_half_step, where[int(np.argmax(ratio))])
     nudged_depth, nudged_allowed, _ = contact_depths(model, settled_nudged.final)
     nudged = (float(np.max(nudged_depth / nudged_allowed)), 1000 * float(np.max(nudged_depth))) if nudged_depth.size \
         else (math.nan, math.nan)
@@ -138,6 +149,25 @@ def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, set
     law.check("depth_mm", 1000 * float(np.max(depth)), ge=0, unit="mm", drift_abs=1e-6,
               drift=roundoff.drift(pack_model.config, 1000 * float(np.max(depth)), nudged[1]),
               why="deepest contact at rest, recorded for the gate (solref, solimp, mass and gravity move it)")
+
+
+def _name_a_failed_premise(law, model: mujoco.MjModel, settled: runs.Run, half_step: runs.Run, deepest: str) -> None:
+    """`law.follows` the premise of a resting contact's depth that the model fails, if any (see the law)."""
+    first_depth, first_allowed, first_where = contact_depths(model, settled.first)
+    overlapped = {w for w, d, a in zip(first_where, first_depth, first_allowed) if d > a}
+    if deepest in overlapped:
+        law.follows("model-start-penetration", f"{deepest} already overlapped at the start, deeper than a resting "
+                    "contact may sink; separate them at the start and this contact rests as deep as its load makes it")
+        return
+    resolved, shift = stepping.timestep_resolved(settled, half_step)
+    if resolved:
+        return
+    half_depth, half_allowed, _ = contact_depths(model, half_step.final)
+    half = float(np.max(half_depth / half_allowed)) if half_depth.size else 0.0
+    if half <= 1.0:
+        law.follows("model-timestep-converged", f"halving the timestep moves the run by {shift:.3g} of its motion, and "
+                    f"at half the step the deepest resting contact uses {half:.3g} of its allowance: lower <option "
+                    "timestep>, not the contact's stiffness")
 
 
 @pytest.mark.law("model-contact-stiffness", source=SOURCE + "; MuJoCo documentation, Computation: solver "
@@ -171,8 +201,8 @@ def test_contacts_are_stiff_enough_to_carry_a_body(law, pack_model, model_case) 
 
 
 @pytest.mark.law("model-start-penetration", source=SOURCE)
-def test_start_state_is_not_interpenetrating(law, pack_model, settled, model_case) -> None:
-    """At the starting keyframe no two geoms overlap deeper than a resting contact may sink (the larger of
+def test_start_state_is_not_interpenetrating(law, pack_model, settled, settings, model_case) -> None:
+    """At the start (the starting keyframe, or qpos0 where the model has none) no two geoms overlap deeper than a resting contact may sink (the larger of
     its solimp width and half the thinner geom's smallest half-extent): an overlap at the start is pushed
     apart by MuJoCo's contact spring in the first steps, a force many times the robot's weight that no real start
     has. The contact force at the start over the model's weight is recorded for the gate."""
@@ -181,7 +211,7 @@ def test_start_state_is_not_interpenetrating(law, pack_model, settled, model_cas
     ratio = depth / allowed
     law.check("start_depth_over_allowed", ratio, le=1.0, drift_abs=1e-6,
               why=f"overlap at the start over what a resting contact may sink, deepest {where[int(np.argmax(ratio))]} "
-                  f"({1000 * float(np.max(depth)):.3g} mm): move the keyframe's qpos (or the geoms) apart")
+                  f"({1000 * float(np.max(depth)):.3g} mm): {_separate_at(model, settings.keyframe)}")
     weight = float(np.sum(model.body_mass) * np.linalg.norm(model.opt.gravity))
     if weight > 0:
         law.check("start_force_over_weight", _normal_force(model, first) / weight, ge=0, drift_abs=1e-6,
@@ -214,6 +244,16 @@ def test_start_state_is_within_joint_ranges(law, pack_model, settings, model_cas
               why=f"the farthest a limited joint starts outside its range (rad or m), {where}: set that joint's value "
                   "in <key qpos> (for qpos0: the joint's ref, or the body's pose) inside its <joint range>, or widen "
                   "the range if the robot reaches it")
+
+
+def _separate_at(model: mujoco.MjModel, keyframe: str) -> str:
+    """The change that separates two geoms at the start, in the model's terms: the starting keyframe's qpos, or
+    (no keyframe) the bodies' pos and the joints' ref that make qpos0."""
+    key = runs.keyframe_id(model, keyframe)
+    if key is not None:
+        return f"move them apart in <key name={model.key(key).name or key!r}> qpos (or move the geoms)"
+    return ("move them apart where qpos0 puts them (the model has no keyframe, or the start is qpos0): the bodies' "
+            "pos, the joints' ref, or the geoms; or add a <keyframe> that starts them apart")
 
 
 def _outside_range(model: mujoco.MjModel, joint: int, qpos: np.ndarray) -> tuple[float, str]:
@@ -324,10 +364,35 @@ def _medium_force_on(model: mujoco.MjModel, data: mujoco.MjData, root: int) -> n
     free joint, whose translational dofs are the world's axes: on them a generalized force is the sum of the
     forces on the whole tree, and an actuator inside the tree (a joint's, a tendon's between its bodies)
     gives none."""
-    joints = range(model.body_jntadr[root], model.body_jntadr[root] + model.body_jntnum[root])
-    dof = next(int(model.jnt_dofadr[j]) for j in joints if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE)
+    dof = _free_dof(model, root)
     return (mujoco_versions.gravcomp_force(model, data) + mujoco_versions.fluid_force(model, data)
             + data.qfrc_actuator)[dof:dof + 3].copy()
+
+
+def _held_force_on(model: mujoco.MjModel, data: mujoco.MjData, root: int) -> np.ndarray:
+    """The world-frame force on `root`'s tree of the constraints that are not contacts (equalities, tendon and
+    joint limits, friction loss): their rows' generalized force `efc_J^T efc_force`, read at the root's free
+    joint as in `_medium_force_on`; a constraint inside the tree (a joint's limit, a loop closed in it) gives
+    none there."""
+    contact = {int(k) for k in (mujoco.mjtConstraint.mjCNSTR_CONTACT_FRICTIONLESS,
+                                mujoco.mjtConstraint.mjCNSTR_CONTACT_PYRAMIDAL, mujoco.mjtConstraint.mjCNSTR_CONTACT_ELLIPTIC)}
+    rows = np.array([int(k) not in contact for k in data.efc_type[: data.nefc]], dtype=bool)
+    if not np.any(rows):
+        return np.zeros(3)
+    force = mujoco_versions.constraint_jacobian(model, data)[rows].T @ data.efc_force[: data.nefc][rows]
+    return force[_free_dof(model, root):][:3].copy()
+
+
+def _free_dof(model: mujoco.MjModel, root: int) -> int:
+    """The first dof of `root`'s free joint."""
+    joints = range(model.body_jntadr[root], model.body_jntadr[root] + model.body_jntnum[root])
+    return next(int(model.jnt_dofadr[j]) for j in joints if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE)
+
+
+def _tree_name(model: mujoco.MjModel, roots: list[int], total: np.ndarray) -> str:
+    """The name of the root body whose `total` is farthest from 1."""
+    root = roots[int(np.argmax(np.abs(total - 1)))]
+    return repr(model.body(root).name or f"body {root}")
 
 
 def _worst(part: np.ndarray, total: np.ndarray) -> str:

@@ -8,16 +8,19 @@ Measured:
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack import measure, roundoff
+from pytest_physlaw.pack import measure, roundoff, runs, stepping
 
 SOURCE = "Lesson 20.2 (PGS, CG, Newton); MuJoCo documentation, Computation: Solver"
 CAP_SHARE = 0.05  # of the steps: at most one in 20 may stop unconverged at the iteration cap
+CAP_MOTION = 0.01  # of how far the bodies moved: raising the cap may move them no more than this
+RAISED_CAP = 100  # MuJoCo's default iterations
 AGREE = 10 * math.sqrt(measure.CONVERGED["PGS"][1])  # share of the correction (see the law)
 
 
@@ -26,15 +29,38 @@ def _solver_name(model: Any) -> str:
 
 
 @pytest.mark.law("model-solver-cap-share", source=SOURCE)
-def test_solves_stop_below_the_iteration_cap(law, pack_model, settled, settled_nudged, model_case) -> None:
-    """At most one step in 20 stops at the iteration cap: a capped solve leaves part of the constraint
-    correction out (Lesson 20.2, part 1); the model's own solver, iterations and tolerance."""
+def test_solves_stop_below_the_iteration_cap(law, pack_model, settled, settled_nudged, settings, horizon,
+                                             model_case) -> None:
+    """At most one step in 20 stops at the iteration cap, or the cap does not change the motion: a capped
+    solve leaves part of the constraint correction out (Lesson 20.2, part 1); the model's own solver,
+    iterations and tolerance. A cap set on purpose (`iterations="2"`, as models tuned for GPU training
+    ship) is a finding only where it moves the run: with more of the cap hit, the run is made again with
+    the cap raised (to 100, or ten times the model's), and the bodies may move from where the capped run
+    has them by at most a hundredth of how far they moved (the timestep law's measure)."""
     model = pack_model.model
     share = float(np.mean(settled.capped))
-    law.check("cap_share", share, le=CAP_SHARE, drift_abs=1.0 / settled.steps,
+    cap = f"<option iterations={model.opt.iterations}> of {_solver_name(model)}"
+    if share <= CAP_SHARE:
+        law.check("cap_share", share, le=CAP_SHARE, drift_abs=1.0 / settled.steps,
+                  drift=roundoff.drift(pack_model.config, share, float(np.mean(settled_nudged.capped))),
+                  why=f"steps that stopped at {cap}")
+        return
+    law.check("cap_share", share, ge=0, drift_abs=1.0 / settled.steps,
               drift=roundoff.drift(pack_model.config, share, float(np.mean(settled_nudged.capped))),
-              why=f"steps of {_solver_name(model)} that stopped at iterations={model.opt.iterations}: raise "
-                  "<option iterations> or loosen tolerance if this fails")
+              why=f"steps that stopped at {cap}, more than one in {round(1 / CAP_SHARE)}: judged by what the cap changes "
+                  "(below)")
+    raised, (shift, moved) = _uncapped_shift(model, settled, horizon, settings.keyframe)
+    law.check("cap_motion_shift", shift / moved if moved > stepping.STILL else 0.0, le=CAP_MOTION, drift_abs=1e-9,
+              why=f"the largest RMS shift of a body when the cap is raised to {raised} ({shift * 1000:.3g} mm) over the "
+                  f"farthest any body moved ({moved * 1000:.3g} mm); if it fails, raise {cap} (or loosen its tolerance) "
+                  "until the motion stops changing")
+
+
+def _uncapped_shift(model: Any, settled: Any, horizon: int, keyframe: str) -> tuple[int, tuple[float, float]]:
+    """(the raised cap, `stepping.run_shift` between the model's run and the run with that cap)."""
+    m = copy.copy(model)
+    m.opt.iterations = max(RAISED_CAP, 10 * int(model.opt.iterations))
+    return int(m.opt.iterations), stepping.run_shift(settled, runs.settled(m, horizon, keyframe, cold=False))
 
 
 @pytest.mark.law("model-warmstart", source=SOURCE)
@@ -45,7 +71,10 @@ def test_warmstart_saves_iterations(law, pack_model, settled, settled_nudged, mo
     what the nudged run's warm mean moved (`roundoff`)."""
     cold, warm = float(np.mean(settled.cold)), float(np.mean(settled.warm))
     if cold == 0:
-        pytest.skip(f"{model_case}: no step of the run needed a solver iteration (no constraint was active)")
+        rows = (f"{settled.nefc} constraint rows at the end, which the first guess already solved (their force is "
+                "what the unconstrained motion gives, zero where nothing loads them)") if settled.nefc else "no constraint row"
+        pytest.skip(f"{model_case}: no step of the run needed a solver iteration, cold or warm: {rows}; a warm start "
+                    "has nothing to save")
     nudged_warm = float(np.mean(settled_nudged.warm))
     if _solver_name(pack_model.model) == "Newton":
         law.check("warm_minus_cold", warm - cold, le=0.5, unit="iterations/step", drift_abs=0.01,
@@ -94,8 +123,14 @@ def test_newton_never_stops_at_the_cap(law, pack_model, settled, settled_nudged,
     convergence is quadratic: Lesson 20.2, part 1); its mean iterations a step are recorded for the gate."""
     model = pack_model.model
     run = measure.newton_run(model, horizon, settings.keyframe, settled)
-    law.check("capped_steps", int(np.sum(run.capped)), near=0, abs=0,
-              why=f"no Newton step stops unconverged at iterations={model.opt.iterations}")
+    if run is settled or np.any(settled.capped):  # one cap, judged once, by model-solver-cap-share
+        law.check("capped_steps", int(np.sum(run.capped)), ge=0,
+                  why=f"recorded: the model's own solves meet its cap (iterations={model.opt.iterations}) too, and "
+                      "model-solver-cap-share judges that cap, by whether it changes the motion")
+    else:
+        law.check("capped_steps", int(np.sum(run.capped)), near=0, abs=0,
+                  why=f"no Newton step stops unconverged at iterations={model.opt.iterations}, where the model's own "
+                      f"{_solver_name(model)} converges on every step: Newton is losing its way")
     nudged = settled_nudged if run is settled else measure.newton_run(model, horizon, settings.keyframe, settled_nudged,
                                                                       nudge=roundoff.NUDGE)
     law.check("mean_iterations", float(np.mean(run.warm)), ge=0, unit="iterations/step", drift_abs=0.01,

@@ -23,7 +23,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack import measure
+from pytest_physlaw.pack import measure, runs
 
 SOURCE = "MuJoCo documentation (mjData.warning; numerical integration); MuJoCo Menagerie's model test"
 RESOLVED = 0.1  # of how far the bodies moved: halving the timestep may move them no more than this
@@ -51,15 +51,33 @@ def test_timestep_resolves_the_motion(law, pack_model, settled, settled_half_ste
     over the run): the timestep resolves the motion (Richardson: a first-order integrator's error is
     about the change that halving its step makes). An impact's timing shifts by half a step either way:
     the mean over the run, not the worst step, is what the motion's resolution is judged by."""
-    coarse, fine = settled.xpos, settled_half_step.xpos[::2]
-    moved = float(np.max(np.linalg.norm(coarse - coarse[:1], axis=2)))
+    shift, moved = run_shift(settled, settled_half_step)
     if moved < STILL:
         pytest.skip(f"{model_case}: no body moved more than {STILL * 1e6:g} um over the run: nothing to resolve")
-    shift = float(np.max(np.sqrt(np.mean(np.sum((fine - coarse) ** 2, axis=2), axis=0))))
     law.check("half_step_shift", shift / moved, le=RESOLVED, drift_abs=1e-9,
               why=f"the largest RMS shift of a body when the timestep is halved ({shift * 1000:.3g} mm), over the "
                   f"farthest any body moved ({moved * 1000:.3g} mm); if it fails, lower <option timestep> or "
                   "accept the finding (ini physlaw_model_accept)")
+
+
+def run_shift(run: runs.Run, other: runs.Run) -> tuple[float, float]:
+    """(shift, moved) in m: the largest root-mean-square shift of a body between `run` and `other` at `run`'s
+    steps (`other` at a step `k` times finer is read every k-th step), and the farthest any body of `run` moved
+    from the start. The timestep law's measure, and that of a change of the model's options (its cap)."""
+    every = max(1, round((len(other.xpos) - 1) / max(1, len(run.xpos) - 1)))
+    coarse, fine = run.xpos, other.xpos[::every]
+    moved = float(np.max(np.linalg.norm(coarse - coarse[:1], axis=2)))
+    shift = float(np.max(np.sqrt(np.mean(np.sum((fine - coarse) ** 2, axis=2), axis=0))))
+    return shift, moved
+
+
+def timestep_resolved(settled: runs.Run, settled_half_step: runs.Run) -> tuple[bool, float]:
+    """(whether model-timestep-converged holds, its figure): the premise of the laws that judge a resting
+    state, which an unresolved step moves."""
+    shift, moved = run_shift(settled, settled_half_step)
+    if moved < STILL:
+        return True, 0.0
+    return shift / moved <= RESOLVED, shift / moved
 
 
 @pytest.mark.law("model-timestep-stable", source=SOURCE + "; linear stability of the integrator (von Neumann)")

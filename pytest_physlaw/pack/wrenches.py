@@ -55,11 +55,7 @@ def mismatch(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[float, float,
     if not np.any(keep):
         return 0.0, 0.0, 0
     mujoco.mj_rnePostConstraint(model, data)
-    if mujoco.mj_isSparse(model):
-        jac = mujoco_versions.sparse_to_dense(data.nefc, model.nv, data.efc_J, data.efc_J_rownnz, data.efc_J_rowadr,
-                                              data.efc_J_colind)
-    else:
-        jac = np.asarray(data.efc_J[: data.nefc * model.nv]).reshape(data.nefc, model.nv)
+    jac = mujoco_versions.constraint_jacobian(model, data)
     want = jac[keep].T @ data.efc_force[: data.nefc][keep]
     got = np.zeros(model.nv)
     jacp, jacr = np.zeros((3, model.nv)), np.zeros((3, model.nv))

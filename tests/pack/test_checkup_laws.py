@@ -276,3 +276,63 @@ def test_a_keyframe_outside_a_range_is_found_and_qpos0_is_not_judged_when_a_keyf
     record = _law(laws, "outside.xml", "model-start-in-range")
     assert record["outcome"] == "failed" and record["checks"][0]["value"] == pytest.approx(0.27)
     result.stdout.fnmatch_lines(["*keyframe 'stretched': 'elbow' at 0.2, its range*"])
+
+
+WELDED_BALL = """<mujoco><worldbody><geom type="plane" size="2 2 0.1"/>
+    <body name="c0" pos="0 0 1"><joint type="ball" damping="0.5"/><geom type="capsule" fromto="0 0 0 0 0 -0.1" size="0.01" mass="0.05"/>
+     <body name="c1" pos="0 0 -0.1"><joint type="ball" damping="0.5"/><geom type="capsule" fromto="0 0 0 0 0 -0.1" size="0.01" mass="0.05"/>
+      <body name="c2" pos="0 0 -0.1"><joint type="ball" damping="0.5"/><geom type="capsule" fromto="0 0 0 0 0 -0.1" size="0.01" mass="0.05"/>
+      </body></body></body>
+    <body name="ball" pos="0 0 {z}"><freejoint/><geom type="sphere" size="0.045" mass="0.5"/></body>
+    </worldbody><equality><weld body1="ball" body2="c2"/></equality></mujoco>"""
+
+
+def test_a_body_an_equality_holds_is_weighed_with_it_and_a_downstream_depth_follows_the_overlap(pytester: pytest.Pytester) -> None:
+    """A ball welded to the end of a hanging cable: the weld carries its weight (model-contact-carries-weight read
+    the contacts alone and failed before equalities were counted). Started 15 mm into the cable, the ball stays
+    in it, held by the weld: one cause, the overlap, fails model-start-penetration, and the resting depth it
+    leaves is reported as its consequence ("follows"); started 5 mm clear of the cable, both pass."""
+    pytester.path.joinpath("overlap.xml").write_text(WELDED_BALL.format(z=0.66))
+    pytester.path.joinpath("clear.xml").write_text(WELDED_BALL.format(z=0.64))
+    result, laws = _run(pytester, "overlap.xml", "clear.xml", extra=("-k", "carr or sink_less or penetrating", "-rx"))
+    for model in ("overlap.xml", "clear.xml"):
+        carried = _law(laws, model, "model-contact-carries-weight")
+        assert carried["outcome"] == "passed" and carried["checks"][0]["value"] == pytest.approx(1.0, abs=0.02)
+    assert _law(laws, "overlap.xml", "model-start-penetration")["outcome"] == "failed"
+    depth = _law(laws, "overlap.xml", "model-contact-depth")
+    assert depth["outcome"] == "xfailed" and depth["follows"] == "model-start-penetration"
+    for law_id in ("model-start-penetration", "model-contact-depth"):  # no contact at all: skipped
+        assert _law(laws, "clear.xml", law_id)["outcome"] in ("passed", "skipped")
+    result.stdout.fnmatch_lines(["*move them apart where qpos0 puts them (the model has no keyframe*",
+                                 "*follows  model-contact-depth: depth_over_allowed (follows from model-start-penetration)*"])
+
+
+def test_an_iteration_cap_is_a_finding_where_it_changes_the_motion_and_counts_once(pytester: pytest.Pytester) -> None:
+    """A four-legged base on servos, Newton capped at 1 iteration: 91 % of the steps stop at the cap and raising
+    it to 100 moves the run by a quarter of its motion: model-solver-cap-share fails; model-newton-iterations
+    records the capped steps but leaves the cap to it (one cap, one finding). gymnasium's Ant capped at 2
+    iterations (as GPU-tuned models ship) stops at the cap on a quarter of its steps and moves 0.15 % of its
+    motion when it is raised: no finding (both laws failed before)."""
+    legs = "".join(f'<body pos="{x} {y} 0"><joint name="h{i}" type="hinge" axis="0 1 0" range="-1 1" damping="1"/>'
+                   f'<geom type="capsule" fromto="0 0 0 0 0 -0.25" size="0.02" mass="0.3"/></body>'
+                   for i, (x, y) in enumerate(((0.12, 0.08), (-0.12, 0.08), (0.12, -0.08), (-0.12, -0.08))))
+    servos = "".join(f'<position joint="h{i}" kp="50"/>' for i in range(4))
+    pytester.path.joinpath("capped.xml").write_text(
+        f'<mujoco><option iterations="1"/><worldbody><geom type="plane" size="2 2 0.1"/><body name="base" pos="0 0 0.3">'
+        f'<freejoint/><geom type="box" size="0.15 0.08 0.04" mass="4"/>{legs}</body></worldbody>'
+        f'<actuator>{servos}</actuator></mujoco>')
+    _, laws = _run(pytester, "capped.xml", extra=("-k", "iteration_cap or newton_never"))
+    cap = _law(laws, "capped.xml", "model-solver-cap-share")
+    assert cap["outcome"] == "failed" and [c["quantity"] for c in cap["checks"] if not c["passed"]] == ["cap_motion_shift"]
+    assert _law(laws, "capped.xml", "model-newton-iterations")["outcome"] == "passed"
+    gymnasium = pytest.importorskip("gymnasium")
+    from pathlib import Path
+
+    ant = (Path(gymnasium.__file__).parent / "envs/mujoco/assets/ant.xml").read_text()
+    pytester.path.joinpath("ant.xml").write_text(ant.replace("<option ", '<option iterations="2" ', 1))
+    _, laws = _run(pytester, "ant.xml", extra=("-k", "iteration_cap or newton_never"))
+    cap = _law(laws, "ant.xml", "model-solver-cap-share")
+    assert cap["outcome"] == "passed", cap
+    share, shift = (next(c["value"] for c in cap["checks"] if c["quantity"] == q) for q in ("cap_share", "cap_motion_shift"))
+    assert share > 0.05 and shift < 0.01
+    assert _law(laws, "ant.xml", "model-newton-iterations")["outcome"] == "passed"
