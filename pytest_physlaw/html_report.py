@@ -92,9 +92,11 @@ def models_summary(state: Any) -> str:
         out.append(_html_table((*model_summary.HEADER, "findings"),
                                [(*(escape(c) for c in cells[:-1]), cells[-1]) for cells in body]))
     left = model_summary.left_out(state)
-    if left:
-        out.append("<p><b>Left out (not models)</b></p>")
-        out.append(_html_table(("file", "status", "why"), [tuple(escape(c) for c in row) for row in left]))
+    for heading, kept in (("Left out (not models)", [e for e in left if e[1] == model_summary.NOT_A_MODEL]),
+                          ("Not checked (errors)", [e for e in left if e[1] != model_summary.NOT_A_MODEL])):
+        if kept:
+            out.append(f"<p><b>{heading}</b></p>")
+            out.append(_html_table(("file", "status", "why"), [tuple(escape(c) for c in row) for row in kept]))
     return "".join(out) + "</div>"
 
 

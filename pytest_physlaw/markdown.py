@@ -60,9 +60,11 @@ def models(run: LawSession) -> list[str]:
         cells = [(f"`{r.path}`", *r.cells()[1:], _findings(r)) for r in rows]
         lines += table((*model_summary.HEADER, "findings"), cells) + [""]
     out = model_summary.left_out(run)
-    if out:
-        lines += ["### Left out (not models)", ""]
-        lines += table(("file", "status", "why"), [(f"`{p}`", status, why) for p, status, why in out]) + [""]
+    for heading, kept in (("### Left out (not models)", [e for e in out if e[1] == model_summary.NOT_A_MODEL]),
+                          ("### Not checked (errors)", [e for e in out if e[1] != model_summary.NOT_A_MODEL])):
+        if kept:
+            lines += [heading, ""]
+            lines += table(("file", "status", "why"), [(f"`{p}`", status, why) for p, status, why in kept]) + [""]
     return lines
 
 

@@ -81,9 +81,12 @@ def skip_reason(longrepr: Any) -> str:
 
 
 def first_line(text: str, path: str) -> str:
-    """The first line of a collection error, without the model path it starts with."""
-    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
-    return line.removeprefix("E ").strip().removeprefix(f"{path}: ")
+    """A collection error's first paragraph on one line, without the model path it starts with: MuJoCo's
+    compile errors put the element and the line at fault on a line of their own ("Element 'composite', line
+    24"), which the reader needs."""
+    lines = [s.strip().removeprefix("E ").strip() for s in text.strip().splitlines()]
+    paragraph = lines[: lines.index("")] if "" in lines else lines
+    return "; ".join(s for s in paragraph if s).removeprefix(f"{path}: ")
 
 
 @dataclass
@@ -178,8 +181,11 @@ def terminal_lines(run: LawSession, verbosity: int = 0) -> list[str]:
     lines.append(totals(run, rows))
     out = left_out(run)
     if out and verbosity >= 0:
-        lines += ["", "left out (not models):"]
-        lines += ["  " + line for line in align([(p, w if s == NOT_A_MODEL else f"{s}: {w}") for p, s, w in out])]
+        for heading, kept in (("left out (not models):", [e for e in out if e[1] == NOT_A_MODEL]),
+                              ("not checked (errors):", [e for e in out if e[1] != NOT_A_MODEL])):
+            if kept:
+                lines += ["", heading] + ["  " + line for line in align([(p, w if s == NOT_A_MODEL else f"{s}: {w}")
+                                                                          for p, s, w in kept])]
     return lines
 
 

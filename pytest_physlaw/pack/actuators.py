@@ -13,7 +13,7 @@ reads it), joints resting on a limit that gravity pushes them into (the limit ca
 an equality constraint ties to others (the equality carries part of their load).
 
 Measured:
-`pytest --physlaw-model=MODEL.xml -k authority -s`; see README ("Your own model").
+`pytest --physlaw-model=MODEL.xml -k authority -s`; see docs/checking-a-model.md ("The laws, and what a finding means").
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ redrawn in steps would make stiff servos' impulses, which no timestep of a real 
 The integrator's error is told from a physical gain by halving the timestep: an error shrinks with it.
 
 Measured:
-`pytest --physlaw-model=MODEL.xml -k "energy or momentum" -s`; see README ("Your own model").
+`pytest --physlaw-model=MODEL.xml -k "energy or momentum" -s`; see docs/checking-a-model.md ("The laws, and what a finding means").
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ dofs (MuJoCo 3.4.0 computed it in `qfrc_gravcomp` and never added it: issue #306
 each state of the driven run.
 
 Measured:
-`pytest --physlaw-model=MODEL.xml -k gravcomp -s`; see README ("Your own model").
+`pytest --physlaw-model=MODEL.xml -k gravcomp -s`; see docs/checking-a-model.md ("The laws, and what a finding means").
 """
 
 from __future__ import annotations

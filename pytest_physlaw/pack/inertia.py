@@ -11,7 +11,7 @@ These catch the units an exporter gets wrong: an inertia in kg mm^2 read as kg m
 a link in grams read as kg is 1000 times denser than the metal it is made of.
 
 Measured:
-`pytest --physlaw-model=MODEL.xml -k "inertia or density" -s`; see README ("Your own model").
+`pytest --physlaw-model=MODEL.xml -k "inertia or density" -s`; see docs/checking-a-model.md ("The laws, and what a finding means").
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ of the driven run (seeded controls, limbs swinging and touching):
   `noslip_iterations` rewrite the friction forces after the solve is not invertible there and skips it.
 
 Measured:
-`pytest --physlaw-model=MODEL.xml -k inverse -s`; see README ("Your own model").
+`pytest --physlaw-model=MODEL.xml -k inverse -s`; see docs/checking-a-model.md ("The laws, and what a finding means").
 """
 
 from __future__ import annotations

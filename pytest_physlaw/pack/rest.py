@@ -8,7 +8,7 @@ their targets) are recorded for the gate: a servo-held arm's sag is its load ove
 with either.
 
 Measured:
-`pytest --physlaw-model=MODEL.xml -k "pose or contact" -s`; see README ("Your own model").
+`pytest --physlaw-model=MODEL.xml -k "pose or contact" -s`; see docs/checking-a-model.md ("The laws, and what a finding means").
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ MuJoCo's documentation ("Computation", "Solver"): a step's solve is a converged 
 warm starts save work; converged solvers agree on one minimum; Newton needs few iterations.
 
 Measured:
-`pytest --physlaw-model=MODEL.xml -k solver`, see README ("Your own model: the law pack").
+`pytest --physlaw-model=MODEL.xml -k solver`, see docs/checking-a-model.md ("The laws, and what a finding means").
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ ctrlrange, no warning); Richardson's convergence test (a first-order integrator'
 change that halving its step makes).
 
 Measured:
-`pytest --physlaw-model=MODEL.xml -k "warning or timestep" -s`; see README ("Your own model").
+`pytest --physlaw-model=MODEL.xml -k "warning or timestep" -s`; see docs/checking-a-model.md ("The laws, and what a finding means").
 
 No accuracy bound on the fastest mode (omega dt, or the step map's eigenvalues against exp(s dt)) is
 checked, only stability, because none separates: on 58 sound models of 9 packages the linearized model's

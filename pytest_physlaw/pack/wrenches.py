@@ -12,7 +12,7 @@ arm reads 0.03 N m on 3.13.0, 9e-9 on 3.14.0: `regressions/`). Rows of joint, te
 so are contacts with a flex. Checked at the start, at each state of the driven run and at the settled end.
 
 Measured:
-`pytest --physlaw-model=MODEL.xml -k wrench -s`; see README ("Your own model").
+`pytest --physlaw-model=MODEL.xml -k wrench -s`; see docs/checking-a-model.md ("The laws, and what a finding means").
 """
 
 from __future__ import annotations

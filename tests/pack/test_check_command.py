@@ -175,3 +175,20 @@ def test_check_help_states_the_exit_statuses() -> None:
     assert "exit status (pytest's):" in done.stdout and "5  no model" in done.stdout
     listing = subprocess.run([sys.executable, "-m", "pytest_physlaw", "--help"], capture_output=True, text=True)
     assert "check" in listing.stdout
+
+
+def test_a_named_model_that_does_not_compile_is_listed_as_an_error_with_the_line_at_fault(pytester: pytest.Pytester) -> None:
+    """Not among the files that are not models, and with MuJoCo's second line: the element and the line."""
+    pytester.path.joinpath("rope.xml").write_text("""<mujoco>
+  <worldbody>
+    <body name="rope" pos="0 0 1">
+      <composite type="rope" count="21 1 1" spacing="0.04"><geom type="capsule" size=".01 .015"/></composite>
+    </body>
+  </worldbody>
+</mujoco>""")
+    done = check(pytester, "rope.xml")
+    assert done.returncode == 2, done.stdout + done.stderr
+    section = models_section(done.stdout)
+    assert "left out (not models):" not in section
+    errors = "\n".join(section[section.index("not checked (errors):"):])
+    assert "rope.xml  collection error: MuJoCo" in errors and "Element 'composite', line 4" in errors

@@ -1,5 +1,5 @@
 """The model pack's check-up laws can fail: one small MJCF model for each, built to break that law's
-physics; and what a user controls (accepted findings, keyframe, horizon, controls) does what the README says."""
+physics; and what a user controls (accepted findings, keyframe, horizon, controls) does what docs/checking-a-model.md says."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 `fixtures` and `laws`), no absolute import of a repo-only name, and the proxies, the scene kit and the
 law pack working from that layout alone. setuptools' own `build_py` lays the package out as the wheel
 holds it (a pure-Python wheel is that tree plus metadata), in about a second; the full non-editable
-`pip install .` into a fresh venv is checked by hand (README, "Installing")."""
+`pip install .` into a fresh venv is checked by hand (docs/ci.md, "Installing: import names")."""
 
 from __future__ import annotations
 
