@@ -10,7 +10,7 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `wrenches`: the constraint wrenches booked on bodies (cfrc_ext, what force sensors read) are the solver's.
 - `inertia`: masses and inertias are matter inside the robot (no tighter than osmium, no wider than the
   robot) and links are no denser than osmium.
-- `rest`: the settled pose (sag, centre of mass, speed), the model's figures, contact load and depth; the
+- `rest`: the settled pose (sag, centre of mass, speed), the model's figures, contact load, depth and touch; the
   start state without overlaps; a ground the robot can touch and stays above.
 - `actuators`: the actuators can hold the starting pose against gravity; servo-held legged robots stand.
 - `stepping`: no MuJoCo warning under seeded controls; the timestep resolves the motion and is stable
@@ -56,6 +56,7 @@ from pytest_physlaw.pack.rest import (  # noqa: F401
     test_floating_bases_can_touch_the_ground,
     test_floating_bases_stay_above_the_ground,
     test_model_figures,
+    test_resting_bodies_touch_what_carries_them,
     test_resting_contacts_sink_less_than_the_geoms,
     test_settled_pose,
     test_something_can_collide,

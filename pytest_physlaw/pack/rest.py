@@ -27,6 +27,8 @@ SOURCE = "statics (Newton's first law); MuJoCo documentation, Computation: soft 
 RANGE_ROUND_OFF = 1e-6  # rad or m: an exporter's round-off at a range's end
 REST_SPEED = 1e-3  # m/s: a floating tree whose centre of mass is slower than this at the end is at rest
 LOAD = 0.02  # of the weight: a tree at rest to REST_SPEED is carried to 2 %
+CARRYING = 1e-3  # of the model's weight: a contact pressing less than this carries nothing
+TOUCHING, TOUCHING_MM = 0.1, 3.0  # of the thinner geom's smallest half-extent, or mm: geoms this close touch (to the eye)
 SINK = 0.5  # of the thinner geom's smallest half-extent (its radius, for a ball): deeper, it is about to pass through
 
 
@@ -170,6 +172,56 @@ def _name_a_failed_premise(law, model: mujoco.MjModel, settled: runs.Run, half_s
                     "timestep>, not the contact's stiffness")
 
 
+@pytest.mark.law("model-rest-touching", source=SOURCE + "; MuJoCo XML reference (geom/margin, geom/gap)")
+def test_resting_bodies_touch_what_carries_them(law, pack_model, settled, settled_nudged, model_case) -> None:
+    """A body at rest touches what carries it: at the end of the settled run every contact that carries load
+    (a normal force above a thousandth of the model's weight) has its geoms no farther apart than a tenth of
+    the thinner geom's smallest half-extent, or 3 mm, whichever is more (closer, no eye tells them apart).
+    MuJoCo's contact pushes from its margin less its gap (`includemargin`) on: a margin above the gap makes
+    the contact carry before the surfaces meet, and the body rests that far above its support, floating in
+    every render and in every contact a policy learns.
+
+    Measured (`pytest-physlaw check MODELS -- -k touch_what -v`, MuJoCo 3.14.0): gymnasium's Ant (margin
+    0.01 on its geoms and its floor) rests its ankles 19.7 mm above the floor, 2.5 times the allowance;
+    its Humanoid and HumanoidStandup (margin 0.001) 1.55 mm, 0.5 of it; the other gymnasium models touch."""
+    model, final = pack_model.model, settled.final
+    if not _has_gravity(model):
+        pytest.skip(f"{model_case}: the model has no gravity: no weight for a contact to carry")
+    hover, allowed, where, margin = resting_gaps(model, final)
+    if not hover.size:
+        pytest.skip(f"{model_case}: at the end of the run no contact between geoms with an extent carries load")
+    ratio = hover / allowed
+    worst = int(np.argmax(ratio))
+    nudged, nudged_allowed, _, _ = resting_gaps(model, settled_nudged.final)
+    nudged_ratio = float(np.max(nudged / nudged_allowed)) if nudged.size else math.nan
+    law.check("rest_gap_over_allowed", float(ratio[worst]), le=1.0, drift_abs=1e-6,
+              drift=roundoff.drift(pack_model.config, float(ratio[worst]), nudged_ratio),
+              why=f"how far apart the geoms of a loaded contact rest over what is still touching (a tenth of the thinner "
+                  f"geom's smallest half-extent, or 3 mm), widest {where[worst]}: {1000 * hover[worst]:.3g} mm apart, "
+                  f"their contact's margin less gap {1000 * margin[worst]:.3g} mm; if it fails, set those geoms' margin "
+                  "to their gap (margin 0, MuJoCo's default, with gap 0)")
+
+
+def resting_gaps(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+    """(how far apart, what still touches, which geoms, margin less gap) of each contact that carries more than
+    CARRYING of the model's weight, between geoms of which one has an extent."""
+    weight = float(np.sum(model.body_mass) * np.linalg.norm(model.opt.gravity))
+    force = np.zeros(6)
+    hover, allowed, where, margin = [], [], [], []
+    for i, contact in enumerate(data.contact[: data.ncon]):
+        thinner = float(_thinner_extent(model, np.array([contact.geom1]), np.array([contact.geom2]))[0])
+        if not math.isfinite(thinner):
+            continue
+        mujoco.mj_contactForce(model, data, i, force)
+        if force[0] <= CARRYING * weight:
+            continue
+        hover.append(max(float(contact.dist), 0.0))
+        allowed.append(max(TOUCHING_MM / 1000, TOUCHING * thinner))
+        where.append(f"{_geom_name(model, contact.geom1)} / {_geom_name(model, contact.geom2)}")
+        margin.append(float(contact.includemargin))
+    return np.array(hover), np.array(allowed), where, np.array(margin)
+
+
 @pytest.mark.law("model-contact-stiffness", source=SOURCE + "; MuJoCo documentation, Computation: solver "
                   "parameters (solref, solimp: k = d(r) / (dmax^2 tau^2 zeta^2), R = (1 - d) / d A)")
 def test_contacts_are_stiff_enough_to_carry_a_body(law, pack_model, model_case) -> None:
@@ -223,8 +275,9 @@ def test_start_state_is_within_joint_ranges(law, pack_model, settings, model_cas
     """Every keyframe, and qpos0 where it is the start (no keyframe, or ini physlaw_model_keyframe = qpos0), put
     each limited joint inside its own range (a hinge's or slide's position, a ball's rotation angle): a start
     outside its range meets the limit's constraint force at the first step, a kick no real start has, and a
-    keyframe outside it is a state the robot cannot reach. Within 1e-6 (rad or m): an exporter's round-off at a
-    range's end is no finding. (A model that starts from a keyframe may keep qpos0, its springs' and MJX's
+    keyframe outside it is a state the robot cannot reach. Within the limit's soft width (its solimp width,
+    MuJoCo's default 1 mm or 1 mrad, where the limit's own spring holds a joint at rest: a keyframe saved from a
+    run) or 1e-6 (an exporter's round-off at a range's end), whichever is more, is no finding. (A model that starts from a keyframe may keep qpos0, its springs' and MJX's
     reference, outside a range: 12 of 56 sound models checked do, Menagerie-style arms' folded joints.)"""
     model = pack_model.model
     kinds = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE), int(mujoco.mjtJoint.mjJNT_BALL))
@@ -238,10 +291,12 @@ def test_start_state_is_within_joint_ranges(law, pack_model, settings, model_cas
     for label, qpos in starts:
         for j in limited:
             out, text = _outside_range(model, j, qpos)
-            if out > worst:
-                worst, where = out, f"{label}: {text}"
+            soft = float(model.jnt_solimp[j, 2])  # the width over which the limit's impedance rises
+            if out - soft > worst:
+                worst, where = out - soft, f"{label}: {text}, its limit's soft width {soft:.3g}"
     law.check("outside_range", worst, le=RANGE_ROUND_OFF, drift_abs=RANGE_ROUND_OFF,
-              why=f"the farthest a limited joint starts outside its range (rad or m), {where}: set that joint's value "
+              why=f"the farthest a limited joint starts outside its range past its limit's soft width (rad or m), "
+                  f"{where}: set that joint's value "
                   "in <key qpos> (for qpos0: the joint's ref, or the body's pose) inside its <joint range>, or widen "
                   "the range if the robot reaches it")
 
