@@ -160,6 +160,13 @@ def sleeping(model: mujoco.MjModel) -> bool:
     return bit is not None and bool(model.opt.enableflags & int(bit))
 
 
+def barrier_contacts(model: mujoco.MjModel) -> bool:
+    """Whether the model's contacts are incremental potential contacts (`<flag ipc="enable"/>`, 3.14 on,
+    with the discrete integrator): a barrier's minimum, not the soft-constraint problem of the lesson's solvers."""
+    bit = getattr(ENBL, "mjENBL_IPC", None)
+    return bit is not None and bool(model.opt.enableflags & int(bit))
+
+
 def awake(model: mujoco.MjModel) -> mujoco.MjModel:
     """A copy of `model` whose trees never sleep (the same physics, every body stepped)."""
     m = copy.copy(model)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack import measure, roundoff, runs, stepping
 
 SOURCE = "Lesson 20.2 (PGS, CG, Newton); MuJoCo documentation, Computation: Solver"
@@ -69,6 +70,9 @@ def test_warmstart_saves_iterations(law, pack_model, settled, settled_nudged, mo
     start from the last step's answer (Lesson 20.2, part 2); Newton, a few iterations cold, loses at
     most half of one. Mean counts move under round-off by whole steps' counts: their drift is ten times
     what the nudged run's warm mean moved (`roundoff`)."""
+    if mujoco_versions.barrier_contacts(pack_model.model):
+        pytest.skip(f"{model_case}: its contacts are incremental potential contacts (<flag ipc>): each step minimizes "
+                    "a barrier potential, not the soft-constraint problem whose warm start the lesson measures")
     cold, warm = float(np.mean(settled.cold)), float(np.mean(settled.warm))
     if cold == 0:
         rows = (f"{settled.nefc} constraint rows at the end, which the first guess already solved (their force is "
@@ -91,7 +95,7 @@ def test_warmstart_saves_iterations(law, pack_model, settled, settled_nudged, mo
 def test_converged_solvers_agree_on_qacc(law, pack_model, settled, model_case) -> None:
     """At the settled state, the model's own solver run to convergence (cold, tolerance 1e-12) reaches
     the qacc of a Newton solve at 1e-14: the constrained problem is convex in qacc with one minimum.
-    The other two solvers are run the same way and recorded: whether each converged and, where it did,
+    The other two solvers are run the same way (where MuJoCo runs them for this model: IPC rules out PGS) and recorded: whether each converged and, where it did,
     how far it lies; one the model does not use, stalling on an ill-conditioned problem, says nothing
     about the model.
 
@@ -100,7 +104,10 @@ def test_converged_solvers_agree_on_qacc(law, pack_model, settled, model_case) -
     an error of order sqrt(eps) in qacc.
     """
     model = pack_model.model
-    scale, shares, converged = measure.agreement(model, settled)
+    try:
+        scale, shares, converged = measure.agreement(model, settled)
+    except measure.NoReference as exc:
+        pytest.skip(f"{model_case}: {exc}: no converged reference to agree with")
     if scale == 0:
         pytest.skip(f"{model_case}: no constraint force at the settled state (qacc_smooth is qacc)")
     own = _solver_name(model)
