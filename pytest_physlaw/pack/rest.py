@@ -146,11 +146,36 @@ def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, set
     law.check("depth_over_allowed", ratio, le=1.0, drift_abs=1e-6,
               drift=roundoff.drift(pack_model.config, float(np.max(ratio)), nudged[0]),
               why=f"penetration over the larger of the contact's solimp width and half the thinner geom's "
-                  f"smallest half-extent, deepest {where[int(np.argmax(ratio))]}; if it fails, stiffen those geoms' contact "
-                  "(a shorter solref time constant, a solimp nearer 1) or accept the finding")
+                  f"smallest half-extent, deepest {where[int(np.argmax(ratio))]}; if it fails, "
+                  + _stiffen(model, _extent_contacts(model, settled.final)[int(np.argmax(ratio))], settled.final))
     law.check("depth_mm", 1000 * float(np.max(depth)), ge=0, unit="mm", drift_abs=1e-6,
               drift=roundoff.drift(pack_model.config, 1000 * float(np.max(depth)), nudged[1]),
               why="deepest contact at rest, recorded for the gate (solref, solimp, mass and gravity move it)")
+
+
+def _extent_contacts(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """The indices of the contacts `contact_depths` measures (between geoms of which one has an extent)."""
+    n = data.ncon
+    a, b = (np.asarray(data.contact.geom1[:n], dtype=int), np.asarray(data.contact.geom2[:n], dtype=int))
+    return np.flatnonzero(np.isfinite(_thinner_extent(model, a, b)))
+
+
+def _stiffen(model: mujoco.MjModel, contact: int, data: mujoco.MjData) -> str:
+    """The change that makes contact `contact` stiffer (`stiffen`)."""
+    return stiffen(model, float(data.contact[contact].solref[0]))
+
+
+def stiffen(model: mujoco.MjModel, tc: float) -> str:
+    """The change that makes a contact of solref time constant `tc` stiffer, in the model's terms: where MuJoCo's
+    refsafe already softens it to twice the timestep, only a shorter timestep does."""
+    dt = float(model.opt.timestep)
+    refsafe = not model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_REFSAFE
+    if tc > 0 and refsafe and tc < 2 * dt:
+        return (f"its solref time constant {tc:g} s is under twice the timestep: MuJoCo steps it as 2 x {dt:g} = "
+                f"{2 * dt:g} s (refsafe), so a shorter solref changes nothing: lower <option timestep> to {tc / 2:g} s "
+                "or below, or accept the finding")
+    return (f"stiffen those geoms' contact (a shorter solref time constant, now {tc:g} s, no shorter than 2 x the "
+            f"{dt:g} s timestep; a solimp nearer 1) or accept the finding")
 
 
 def _name_a_failed_premise(law, model: mujoco.MjModel, settled: runs.Run, half_step: runs.Run, deepest: str) -> None:
@@ -249,7 +274,13 @@ def test_contacts_are_stiff_enough_to_carry_a_body(law, pack_model, model_case) 
     law.check("rest_sink_over_allowed", float(ratio[worst]), le=1.0, drift_abs=1e-9,
               why=f"the sink of a body resting on one contact under gravity over what a resting contact may sink, "
                   f"worst pair {where[worst]} ({1000 * sink[worst]:.3g} mm of {1000 * allowed[worst]:.3g} mm); if it "
-                  "fails, stiffen those geoms' contact (a shorter solref time constant, a solimp nearer 1)")
+                  f"fails, {stiffen(model, _pair_time_constant(model, worst))}")
+
+
+def _pair_time_constant(model: mujoco.MjModel, pair: int) -> float:
+    """The solref time constant of the `pair`-th pair `rest_sinks` measures."""
+    a, b, solref, _ = collidable_pairs(model)
+    return float(solref[np.isfinite(_thinner_extent(model, a, b))][pair][0])
 
 
 @pytest.mark.law("model-start-penetration", source=SOURCE)

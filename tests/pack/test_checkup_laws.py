@@ -362,3 +362,23 @@ def test_a_model_with_barrier_contacts_is_judged_by_what_it_declares(pytester: p
         assert agree["outcome"] == "passed" and not any(c["quantity"].startswith("PGS") for c in agree["checks"])
     assert _law(laws, "ipc.xml", "model-warmstart")["outcome"] == "skipped"
     result.stdout.fnmatch_lines(["*incremental potential contacts*"])  # and on 3.14 (CG alone) agreement skips too
+
+
+def test_a_contact_softened_by_a_coarse_timestep_names_the_timestep(pytester: pytest.Pytester) -> None:
+    """A 2 mm ball dropped to rest under a 30 ms step: MuJoCo's refsafe steps its 20 ms contact as 60 ms, and it sinks 1.77
+    times its allowance: the message says to lower the timestep (a shorter solref would change nothing). Set down
+    beside a 1 cm pendulum the step does not resolve, the same depth follows from model-timestep-converged: at 15 ms it
+    sinks 0.60 of its allowance."""
+    ball = '<body pos="0 0 {z}"><freejoint/><geom type="sphere" size="0.002" mass="1"/></body>'
+    pendulum = ('<body pos="1 0 1"><joint type="hinge" axis="0 1 0"/><geom type="sphere" pos="0.01 0 0" size="0.005" '
+                'mass="0.1" contype="0" conaffinity="0"/></body>')
+    for name, z, extra in (("ball.xml", 0.05, ""), ("beside.xml", 0.002, pendulum)):  # dropped 5 cm; set down
+        pytester.path.joinpath(name).write_text(f'<mujoco><option timestep="0.03"/><worldbody><geom type="plane" size="2 2 0.1"/>'
+                                                f'{ball.format(z=z)}{extra}</worldbody></mujoco>')
+    result, laws = _run(pytester, "ball.xml", "beside.xml", extra=("-k", "sink_less or resolves_the"))
+    alone = _law(laws, "ball.xml", "model-contact-depth")
+    assert alone["outcome"] == "failed" and _law(laws, "ball.xml", "model-timestep-converged")["outcome"] == "passed"
+    result.stdout.fnmatch_lines(["*under twice the timestep: MuJoCo steps it as 2 x 0.03 = 0.06 s (refsafe)*lower <option timestep>*"])
+    beside = _law(laws, "beside.xml", "model-contact-depth")
+    assert beside["outcome"] == "xfailed" and beside["follows"] == "model-timestep-converged"
+    assert _law(laws, "beside.xml", "model-timestep-converged")["outcome"] == "failed"
