@@ -178,6 +178,16 @@ def stiffen(model: mujoco.MjModel, tc: float) -> str:
             f"{dt:g} s timestep; a solimp nearer 1) or accept the finding")
 
 
+def start_overlap(model: mujoco.MjModel, first: mujoco.MjData) -> str:
+    """The deepest pair of geoms that overlaps at the start deeper than a resting contact may sink (what
+    model-start-penetration fails on), named with its depth; "" where none does."""
+    depth, allowed, where = contact_depths(model, first)
+    if not depth.size or not np.any(depth > allowed):
+        return ""
+    worst = int(np.argmax(depth / allowed))
+    return f"{where[worst]} overlap {1000 * depth[worst]:.3g} mm"
+
+
 def _name_a_failed_premise(law, model: mujoco.MjModel, settled: runs.Run, half_step: runs.Run, deepest: str) -> None:
     """`law.follows` the premise of a resting contact's depth that the model fails, if any (see the law)."""
     first_depth, first_allowed, first_where = contact_depths(model, settled.first)

@@ -382,3 +382,21 @@ def test_a_contact_softened_by_a_coarse_timestep_names_the_timestep(pytester: py
     beside = _law(laws, "beside.xml", "model-contact-depth")
     assert beside["outcome"] == "xfailed" and beside["follows"] == "model-timestep-converged"
     assert _law(laws, "beside.xml", "model-timestep-converged")["outcome"] == "failed"
+
+
+def test_a_motion_that_starts_from_an_overlap_follows_from_it(pytester: pytest.Pytester) -> None:
+    """A two-link arm hanging with its upper link 70 mm into a fixed box is kicked out in the first steps and
+    swings: halving the step moves that swing by 0.21 of itself, a kick no timestep resolves. The timestep law's
+    failure is model-start-penetration's consequence; with the box 30 cm lower the arm hangs still and passes."""
+    arm = """<mujoco><option timestep="0.002"/><worldbody><geom type="box" size="0.1 0.1 0.1" pos="0 0 {z}"/>
+      <body pos="0 0 0.75"><joint type="hinge" axis="0 1 0" damping="0.001"/><geom type="capsule" fromto="0 0 0 0 0 -0.2"
+      size="0.02" mass="0.05"/><body pos="0 0 -0.2"><joint type="hinge" axis="0 1 0" damping="0.001"/><geom type="capsule"
+      fromto="0 0 0 0.1 0 0" size="0.02" mass="0.05"/></body></body></worldbody></mujoco>"""
+    pytester.path.joinpath("kicked.xml").write_text(arm.format(z=0.5))
+    pytester.path.joinpath("apart.xml").write_text(arm.format(z=0.2))
+    _, laws = _run(pytester, "kicked.xml", "apart.xml", extra=("-k", "resolves_the or penetrating"))
+    assert _law(laws, "kicked.xml", "model-start-penetration")["outcome"] == "failed"
+    kicked = _law(laws, "kicked.xml", "model-timestep-converged")
+    assert kicked["outcome"] == "xfailed" and kicked["follows"] == "model-start-penetration"
+    assert kicked["checks"][0]["value"] > 0.1
+    assert _law(laws, "apart.xml", "model-timestep-converged")["outcome"] == "passed"
