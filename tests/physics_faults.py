@@ -8,7 +8,9 @@ Faults, one factor each: gravity (opt.gravity), timestep (opt.timestep), frictio
 coefficient of geoms and contact pairs), mass (every body's mass and inertia; MuJoCo's derived
 constants recomputed with mj_setConst), solref (the time constant of every contact solref: geoms,
 pairs and opt.o_solref), damping (every dof's damping), armature (every dof's armature; constants
-recomputed), gains (every actuator's gain, and the matching position feedback -kp of an affine bias).
+recomputed), gains (every actuator's gain, and the matching position feedback -kp of an affine bias);
+one amount: margin (every geom's margin raised by this many metres, its gap kept: contacts push from that
+far off, and resting bodies float).
 Every MjModel that `MjModel.from_xml_string`, `from_xml_path` or
 `MjSpec.compile` returns is changed. Give a fresh cache_dir: settled states are cached by their XML,
 which a fault does not change.
@@ -57,6 +59,7 @@ def faults() -> dict[str, Callable[[Any, float], None]]:
         "damping": lambda m, by: m.dof_damping.__imul__(by),
         "armature": armature,
         "gains": gains,
+        "margin": lambda m, by: m.geom_margin.__iadd__(by),  # metres added, not a factor: most margins are 0
     }
 
 

@@ -43,7 +43,7 @@ DRIFT = 0.01  # the gate's default relative drift (ini physlaw_drift)
 # box creeps 11.0 mm in float32, 8.99 mm in float64: laws/mjx/test_mjx_slope.py): its ratio to Coulomb is
 # float32's rounding, which XLA orders differently on another CPU: 1.0965 on the CI machine of the last
 # baseline, 1.0591 on an AVX-512 AMD EPYC (-3.4 %), while a one-ulp nudge of the frictions moves it 2e-6.
-FLOAT32_CPU_DRIFT = 0.1
+FLOAT32_CPU_DRIFT = 0.1  # and the mean iterations a step, which the same rounding moves (check_sweep)
 BOX = 1
 
 
@@ -73,10 +73,11 @@ def check_sweep(law, mus: np.ndarray, slid_mm: np.ndarray, c_mm: np.ndarray, *, 
     law.check("worlds_at_cap", worlds_at_cap, le=0, unit="worlds",
               why="converged in every world and step: MJX's iteration counter never reached 100")
     law.check("iterations_per_step", iterations_per_step, le=10.0, unit="iterations",
-              drift=roundoff_drift(iterations_per_step, nudged_iterations),
+              drift=max(FLOAT32_CPU_DRIFT, roundoff_drift(iterations_per_step, nudged_iterations)),
               why="Newton, converged: measured 3.4 a step at most (a world's mean), 10 in one step; MJX iterates "
-                  "at least once a step where C's warmstarted Newton mostly stops before iterating; it may drift "
-                  "ten times what a one-ulp nudge of the frictions moves it (3.252 -> 3.184 on one CPU)")
+                  "at least once a step where C's warmstarted Newton mostly stops before iterating; float32's "
+                  "rounding, which XLA orders by the CPU, moves it: 3.252 (AVX-512 AMD EPYC) against 3.366 (AVX2 "
+                  "AMD EPYC), +3.5 %, and ten times a one-ulp nudge of the frictions (3.252 -> 3.184) on one CPU")
     law.check("sweep_seconds", run_seconds, le=30.0, unit="s", drift=None,
               why="the 64 worlds' 500 steps once compiled: measured 2.4-3.3 s on a 2-core CPU; a timing, "
                   "not gated for drift")
