@@ -218,7 +218,11 @@ def test_resting_bodies_touch_what_carries_them(law, pack_model, settled, settle
 
     Measured (`pytest-physlaw check MODELS -- -k touch_what -v`, MuJoCo 3.14.0): gymnasium's Ant (margin
     0.01 on its geoms and its floor) rests its ankles 19.7 mm above the floor, 2.5 times the allowance;
-    its Humanoid and HumanoidStandup (margin 0.001) 1.55 mm, 0.5 of it; the other gymnasium models touch."""
+    its Humanoid and HumanoidStandup (margin 0.001) 1.55 mm, 0.5 of it; the other gymnasium models touch. Every
+    geom's margin raised by 2 cm (MjSpec, written beside the file) on 16 models that rest on something
+    (gymnasium's six walkers, seven of dm_control's suite, Fetch push-and-place, Adroit relocate, the Shadow
+    hand's block): found on 16 (by 5 mm: 14; dm_control's walker and the Fetch scene pass, their geoms thick
+    enough that 5 mm looks like touching); mjcf-doctor 0.2.1 reports nothing of it on any (no rule reads margins)."""
     model, final = pack_model.model, settled.final
     if not _has_gravity(model):
         pytest.skip(f"{model_case}: the model has no gravity: no weight for a contact to carry")
