@@ -37,6 +37,39 @@ def package_versions(names: list[str] | tuple[str, ...]) -> dict[str, str | None
     return out
 
 
+# The widest vector extension a CPU reports, widest first. Float32 sums and a solver's timing move with the CPU
+# (XLA compiles for the host's features, and its reductions' order with them): the gate names the CPU, its
+# family and model as well as this, beside the packages, when it changed.
+VECTOR_UNITS = ("avx512f", "avx2", "avx", "sse4_2", "sve", "asimd")
+
+
+def cpu(cpuinfo: str | None = None) -> str:
+    """This machine's CPU as the gate compares it: "<vendor> family F model M, <widest vector unit>" from Linux's
+    /proc/cpuinfo, else the machine's architecture."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            cpuinfo = ""
+    fields: dict[str, str] = {}
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    flags = set((fields.get("flags") or fields.get("Features") or "").split())
+    unit = next((u for u in VECTOR_UNITS if u in flags), None)
+    if not fields:
+        return platform.machine() or "unknown"
+    vendor = fields.get("vendor_id") or fields.get("CPU implementer", "")
+    family = fields.get("cpu family") or fields.get("CPU architecture", "")
+    model = fields.get("model") or fields.get("CPU part", "")
+    return f"{vendor} family {family} model {model}, {unit or 'no vector unit listed'}".strip()
+
+
+def run_versions(names: list[str] | tuple[str, ...]) -> dict[str, str | None]:
+    """The packages' versions and the CPU (`cpu`): what the gate notes when one changed."""
+    return {**package_versions(names), "cpu": cpu()}
+
+
 def environment(versions: list[str] | tuple[str, ...] = tuple(DEFAULT_VERSIONS)) -> dict[str, Any]:
     return {
         "python": platform.python_version(),
@@ -44,7 +77,7 @@ def environment(versions: list[str] | tuple[str, ...] = tuple(DEFAULT_VERSIONS))
         "platform": platform.platform(),
         "machine": platform.machine(),
         "plugin": package_versions(["pytest-physlaw"])["pytest-physlaw"],
-        "versions": package_versions(versions),
+        "versions": run_versions(versions),
     }
 
 

@@ -167,7 +167,7 @@ class LawRun:
         state.incomplete = incompleteness(session, state)
         names = config.getini("physlaw_versions")
         if self.baseline is not None and state.incomplete is None:
-            self.gate = gate.compare(self.baseline, state, report.package_versions(names))
+            self.gate = gate.compare(self.baseline, state, report.run_versions(names))
             state.regressions = [str(f) for f in self.gate.regressions]
             state.notes = [str(f) for f in self.gate.notes]
         self.save_lines = outputs.write_all(config, state, self.gate, self.saved, names, self.catalogue)

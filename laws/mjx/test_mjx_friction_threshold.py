@@ -76,8 +76,9 @@ def check_sweep(law, mus: np.ndarray, slid_mm: np.ndarray, c_mm: np.ndarray, *, 
               drift=max(FLOAT32_CPU_DRIFT, roundoff_drift(iterations_per_step, nudged_iterations)),
               why="Newton, converged: measured 3.4 a step at most (a world's mean), 10 in one step; MJX iterates "
                   "at least once a step where C's warmstarted Newton mostly stops before iterating; float32's "
-                  "rounding, which XLA orders by the CPU, moves it: 3.252 (AVX-512 AMD EPYC) against 3.366 (AVX2 "
-                  "AMD EPYC), +3.5 %, and ten times a one-ulp nudge of the frictions (3.252 -> 3.184) on one CPU")
+                  "rounding, which XLA orders by the CPU, moves it: 3.252 in the baseline saved on another CPU, "
+                  "3.366 on an AMD EPYC of family 26 (AVX-512), +3.5 %; a one-ulp nudge of the frictions moved it "
+                  "3.252 -> 3.184 on one CPU")
     law.check("sweep_seconds", run_seconds, le=30.0, unit="s", drift=None,
               why="the 64 worlds' 500 steps once compiled: measured 2.4-3.3 s on a 2-core CPU; a timing, "
                   "not gated for drift")

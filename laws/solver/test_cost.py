@@ -27,8 +27,8 @@ On this shared 2-core machine (`pytest -m law laws/solver/test_cost.py -v` print
 The closest calls are PGS against Newton on the 200-box heap and CG against Newton on the heap of
 50. The first is the CPU's: Newton's step there is mostly the factorisation of a 1200-dof Hessian,
 which wide vector units speed up, PGS's is a sweep over rows one at a time, which they do not. It
-read 1.32-1.39 in 4 repeats of `fixtures.solver.step_costs.measure("heap200", ...)` on this AMD EPYC
-(AVX2), and 0.96 in one run on the project's 2-core CI runner;
+read 1.32-1.39 in 4 repeats of `fixtures.solver.step_costs.measure("heap200", ...)` on an AMD EPYC
+of family 26 (AVX-512), and 0.96 in one run on the project's 2-core CI runner;
 the lesson printed 1.55. So on that scene the law is that PGS is not clearly faster than Newton. With the other core busy (`python -c "while 1: pass" &`) and other jobs sharing the machine
 (load average 5), 28 runs of this module all passed, their lowest ratios 1.23 (PGS / Newton, heap of
 200; median 1.41) and 1.17 (CG / Newton, heap of 50; median 1.44); tower PGS / Newton then read 12
@@ -50,7 +50,7 @@ RATIO_WHY = ("the lesson's ordering; median of per-round ratios of interleaved r
 # PGS / Newton on the 200-box heap is a close call that the CPU decides (module docstring): a floor
 # under 1 there; below it PGS would be clearly the faster, which no machine has shown.
 PGS_OVER_NEWTON_FLOOR = {"tower": 1.0, "heap50": 1.0, "heap200": 0.7}
-HEAP200_WHY = ("a close call the CPU decides: measured 1.32-1.39 (AMD EPYC, AVX2), 0.96 (a CI runner), "
+HEAP200_WHY = ("a close call the CPU decides: measured 1.32-1.39 (AMD EPYC family 26, AVX-512), 0.96 (a CI runner), "
                "lesson 1.55; below 0.7 PGS would be clearly faster than Newton")
 
 

@@ -238,7 +238,7 @@ def test_a_partial_save_keeps_the_environment_entries_it_did_not_record(pytester
     assert pytester.runpytest("--law-save-baseline", "base.json", "-k", "test_x").ret == 0
     env = json.loads((pytester.path / "base.json").read_text())["environment"]
     assert env["route"] == "1.0" and env["route_device"] == "cpu"
-    assert set(env["versions"]) == {"pytest", "pluggy", "no-such-package-physlaw"}
+    assert set(env["versions"]) == {"pytest", "pluggy", "no-such-package-physlaw", "cpu"}  # the CPU it was saved on
     assert env["versions"]["pluggy"] is not None and env["versions"]["no-such-package-physlaw"] is None
     assert "platform" not in env and env["python"]
     monkeypatch.setenv("PHYSLAW_TEST_ROUTE", "2.0")

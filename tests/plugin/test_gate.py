@@ -295,6 +295,15 @@ def test_a_law_of_a_module_skipped_at_collection_is_a_note():
     assert "mujoco_warp" in str(result.notes[0])
 
 
+def test_another_cpu_than_the_baselines_is_a_note():
+    """Float32 and timing figures move with the CPU: a run on another one says so beside any drift it finds."""
+    base = Baseline({}, {"mujoco": "3.14.0", "cpu": "AuthenticAMD family 23 model 49, avx2"})
+    result = compare(base, run_of(), {"mujoco": "3.14.0", "cpu": "AuthenticAMD family 26 model 2, avx512f"})
+    assert result.regressions == [] and [str(n) for n in result.notes] == [
+        "environment: cpu AuthenticAMD family 23 model 49, avx2 in the baseline, AuthenticAMD family 26 model 2, "
+        "avx512f now"]
+
+
 def test_new_laws_quantities_and_changed_bounds_are_notes():
     base = baseline_of(law("test_x", le_check(5.0)))
     changed = CheckRecord("x", 5.0, "<= 10.1", {"le": 10.1}, (10.1 - 5.0) / 10.1, True)

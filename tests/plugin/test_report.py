@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from pytest_physlaw.record import SCHEMA_VERSION
-from pytest_physlaw.report import package_versions, write_json
+from pytest_physlaw.report import cpu, package_versions, write_json
 
 LAWS = '''
     import math
@@ -64,7 +64,7 @@ def test_the_default_report(law_files):
     assert data["schema_version"] == SCHEMA_VERSION
     env = data["environment"]
     assert env["python"] and env["platform"]
-    assert set(env["versions"]) == {"numpy", "mujoco", "warp-lang", "pytest", "hypothesis"}
+    assert set(env["versions"]) == {"numpy", "mujoco", "warp-lang", "pytest", "hypothesis", "cpu"}
     assert env["versions"]["pytest"] == pytest.__version__
     laws = data["laws"]
     assert [law["nodeid"] for law in laws] == sorted(law["nodeid"] for law in laws)
@@ -91,7 +91,7 @@ def test_the_report_is_moved_by_the_option_and_the_ini(law_files):
     law_files.makeini("[pytest]\nphyslaw_report = reports/laws.json\nphyslaw_versions =\n    pytest\n    nosuchpkg\n")
     law_files.runpytest()
     data = json.loads((law_files.path / "reports" / "laws.json").read_text())
-    assert data["environment"]["versions"] == {"pytest": pytest.__version__, "nosuchpkg": None}
+    assert data["environment"]["versions"] == {"pytest": pytest.__version__, "nosuchpkg": None, "cpu": cpu()}
 
 
 def test_the_saved_baseline_is_the_report_without_its_run(law_files):
@@ -137,3 +137,15 @@ def test_suites_add_environment_entries_through_the_hook(pytester, workers, meas
     env = json.loads((pytester.path / "r.json").read_text())["environment"]
     assert env["route_device"] == measured_in
     assert env["python"] != "not this"
+
+
+@pytest.mark.parametrize("cpuinfo, says", [
+    ("vendor_id\t: AuthenticAMD\ncpu family\t: 23\nmodel\t\t: 49\nflags\t\t: fpu sse4_2 avx avx2 fma\n\n"
+     "vendor_id\t: AuthenticAMD\n", "AuthenticAMD family 23 model 49, avx2"),
+    ("vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\nflags\t\t: avx2 avx512f avx512_vp2intersect\n",
+     "AuthenticAMD family 26 model 2, avx512f"),
+    ("CPU implementer\t: 0x41\nCPU architecture: 8\nCPU part\t: 0xd0c\nFeatures\t: fp asimd\n", "0x41 family 8 model 0xd0c, asimd"),
+], ids=["zen2-avx2", "zen5-avx512", "arm"])
+def test_the_cpu_is_named_by_vendor_family_model_and_vector_unit(cpuinfo: str, says: str) -> None:
+    """Float32 and timing figures move with the CPU (XLA compiles for its features): the gate notes it changed."""
+    assert cpu(cpuinfo) == says
