@@ -35,6 +35,7 @@ def _solve(model: mujoco.MjModel, state: Run, solver: str, iterations: int, tole
     m = copy.copy(model)
     m.opt.solver, m.opt.iterations, m.opt.tolerance = SOLVERS[solver], iterations, tolerance
     m.opt.disableflags |= DSBL.mjDSBL_WARMSTART
+    m.opt.noslip_iterations = 0  # a pass after the solve, whose iterations MuJoCo counts as the solver's
     data = mujoco.MjData(m)
     data.qpos[:], data.qvel[:], data.act[:] = state.qpos, state.qvel, state.act
     mujoco.mj_forward(m, data)
