@@ -160,6 +160,13 @@ def sleeping(model: mujoco.MjModel) -> bool:
     return bit is not None and bool(model.opt.enableflags & int(bit))
 
 
+def equality_objtype(model: mujoco.MjModel, eq: int) -> int:
+    """What equality `eq`'s objects are (`eq_objtype`: bodies, or sites for a connect or weld, 3.2.3 on); before,
+    a connect's and a weld's objects were always bodies."""
+    kinds = getattr(model, "eq_objtype", None)
+    return int(kinds[eq]) if kinds is not None else int(mujoco.mjtObj.mjOBJ_BODY)
+
+
 def barrier_contacts(model: mujoco.MjModel) -> bool:
     """Whether the model's contacts are incremental potential contacts (`<flag ipc="enable"/>`, 3.14 on,
     with the discrete integrator): a barrier's minimum, not the soft-constraint problem of the lesson's solvers."""

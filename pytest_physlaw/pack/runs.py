@@ -91,6 +91,7 @@ def settled(model: mujoco.MjModel, steps: int, keyframe: str = "", *, cold: bool
     if nudge:
         nudged(model, data, nudge)
     first = copy.copy(data)
+    mujoco.mj_forward(model, first)  # MuJoCo 3.0's copy of an MjData leaves its contacts zero (ncon kept)
     # MuJoCo counts the noslip pass's iterations in solver_niter too (Adroit's 3 Newton iterations read 23 with
     # noslip_iterations=20, "capped" at its cap of 20): the main solve is counted apart, on a copy of the same
     # state without noslip, which runs after the main solve and does not change it
@@ -215,7 +216,7 @@ def equality_trees(model: mujoco.MjModel, eq: int) -> set[int]:
     """The kinematic trees (`body_treeid`; -1 for the world and anything fixed to it, mocap bodies included)
     whose bodies an equality constraint acts on: its bodies, its sites' or joints' bodies, or every body
     a tendon of it passes (a site or a wrapping geom on the world puts the world in). A flex: the world."""
-    kind, objtype = int(model.eq_type[eq]), int(model.eq_objtype[eq])
+    kind, objtype = int(model.eq_type[eq]), mujoco_versions.equality_objtype(model, eq)
     kinds, tree = mujoco.mjtEq, lambda body: int(model.body_treeid[body])
     if kind in (int(kinds.mjEQ_CONNECT), int(kinds.mjEQ_WELD)):
         to_body = model.site_bodyid if objtype == int(mujoco.mjtObj.mjOBJ_SITE) else range(model.nbody)

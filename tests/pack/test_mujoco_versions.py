@@ -94,3 +94,18 @@ def test_the_volume_model_compiled_in_a_child_is_the_one_compiled_here(tmp_path,
     path.write_text("<mujoco><worldbody><body><geom type='mesh' mesh='absent'/></body></worldbody></mujoco>")
     with pytest.raises(ValueError):
         inertia.geometry_model(str(path))
+
+
+def test_a_run_keeps_its_starts_contacts() -> None:
+    """MuJoCo 3.0's copy of an MjData keeps ncon but leaves the contacts zero (geom 0 against geom 0): the start a
+    run keeps is forwarded again, so the start's overlap is measured on every release (gymnasium's HumanoidStandup,
+    its arm 36 mm in the floor, read "no contact with an extent" on 3.0.0 before)."""
+    from pytest_physlaw.pack import runs
+
+    model = mujoco.MjModel.from_xml_string("""<mujoco><worldbody><geom type="plane" size="2 2 0.1"/>
+        <body pos="0 0 0.05"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body></worldbody></mujoco>""")
+    fresh = runs.start(model)
+    first = runs.settled(model, 2, cold=False).first
+    assert first.ncon == fresh.ncon > 0
+    assert [(c.geom1, c.geom2) for c in first.contact[: first.ncon]] == [(c.geom1, c.geom2) for c in fresh.contact[: fresh.ncon]]
+    assert np.allclose(first.contact.dist[: first.ncon], fresh.contact.dist[: fresh.ncon])
