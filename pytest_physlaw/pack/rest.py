@@ -374,7 +374,7 @@ def test_something_can_collide(law, pack_model, model_case) -> None:
     bodies may collide (their contype and conaffinity bits meet, or an explicit pair names them). A model in
     which no two geoms can ever touch lets every floating body fall through everything."""
     model = pack_model.model
-    if not runs.floating_roots(model) or not _has_gravity(model):
+    if not runs.falling_roots(model) or not _has_gravity(model):
         pytest.skip(f"{model_case}: " + ("no floating body" if _has_gravity(model) else "no gravity") +
                     ": nothing falls if nothing collides")
     law.check("colliding_pairs", _colliding_pairs(model), ge=1,
@@ -556,7 +556,8 @@ def _grounds(model: mujoco.MjModel, planes_only: bool = False) -> np.ndarray:
 
 
 def _standing_roots(model: mujoco.MjModel) -> list[int]:
-    """Floating roots of trees that are bodies to stand: a robot (a joint besides its free one) or an object
+    """Roots of trees gravity moves down (`runs.falling_roots`: a free joint, a planar walker's unlimited rootz)
+    that are bodies to stand: a robot (a joint besides its free one) or an object
     that collides. A lone free body that collides with nothing is a marker (a goal, a target drawn for the
     eye) and is placed by its program, not by physics."""
     tree_of_geom = model.body_treeid[model.geom_bodyid]
@@ -565,7 +566,7 @@ def _standing_roots(model: mujoco.MjModel) -> list[int]:
         jointed = np.count_nonzero(model.body_treeid[model.jnt_bodyid] == tree) > 1
         geoms = tree_of_geom == tree
         return bool(jointed or np.any((model.geom_contype[geoms] | model.geom_conaffinity[geoms]) != 0))
-    return [r for r in runs.floating_roots(model) if standing(r)]
+    return [r for r in runs.falling_roots(model) if standing(r)]
 
 
 def ground_planes(model: mujoco.MjModel) -> np.ndarray:

@@ -212,6 +212,22 @@ def floating_roots(model: mujoco.MjModel) -> list[int]:
             if int(model.jnt_type[j]) == free and model.body_parentid[model.jnt_bodyid[j]] == 0]
 
 
+def falling_roots(model: mujoco.MjModel) -> list[int]:
+    """Roots of trees that gravity can move down: a free joint's, or a root body with a slide joint along gravity
+    (a planar walker's rootz: gymnasium's Hopper, dm_control's walker). What holds them up is contact alone."""
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    g = np.asarray(model.opt.gravity, dtype=float)
+    down = g / np.linalg.norm(g) if np.any(g) else np.array([0.0, 0.0, -1.0])
+    roots = set(floating_roots(model))
+    for j in range(model.njnt):
+        body = int(model.jnt_bodyid[j])
+        if (model.body_parentid[body] == 0 and int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_SLIDE)
+                and abs(float(data.xaxis[j] @ down)) > 0.5 and not model.jnt_limited[j]):
+            roots.add(body)
+    return sorted(roots)
+
+
 def equality_trees(model: mujoco.MjModel, eq: int) -> set[int]:
     """The kinematic trees (`body_treeid`; -1 for the world and anything fixed to it, mocap bodies included)
     whose bodies an equality constraint acts on: its bodies, its sites' or joints' bodies, or every body
