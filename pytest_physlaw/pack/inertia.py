@@ -152,12 +152,17 @@ def _densest_gyration(mass: np.ndarray) -> np.ndarray:
 
 
 def _reach(model: mujoco.MjModel, bodies: np.ndarray) -> np.ndarray:
-    """For each body, the farthest point of the model's geoms (their bounding spheres, `geom_rbound`; planes
-    are points) from the body's centre of mass, at qpos0."""
+    """For each body, the farthest point of the model's moving geoms (their bounding spheres, `geom_rbound`; planes
+    are points) from the body's centre of mass, at qpos0. The world's geoms and those welded to it are the scene,
+    not the robot: dm_control's walker has its floor plane placed 248 m down the track, which let a torso's
+    inertia a million times too large pass as lying within the model."""
     data = mujoco.MjData(model)
     mujoco.mj_kinematics(model, data)
-    out = np.array([np.max(np.linalg.norm(data.geom_xpos - data.xipos[b], axis=1) + model.geom_rbound, initial=0.0)
-                    for b in bodies])
+    moving = model.body_weldid[model.geom_bodyid] != 0
+    if not np.any(moving):
+        moving = np.ones(model.ngeom, dtype=bool)
+    xpos, rbound = data.geom_xpos[moving], model.geom_rbound[moving]
+    out = np.array([np.max(np.linalg.norm(xpos - data.xipos[b], axis=1) + rbound, initial=0.0) for b in bodies])
     return np.maximum(out, 1e-300)
 
 

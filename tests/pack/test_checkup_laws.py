@@ -434,3 +434,20 @@ def test_a_planar_walker_is_held_up_by_its_contacts_too(pytester: pytest.Pyteste
     for law_id in ("model-ground-collides", "model-base-above-ground", "model-can-collide"):
         assert _law(laws, "walker.xml", law_id)["outcome"] == "passed", law_id
         assert _law(laws, "ghost.xml", law_id)["outcome"] == "failed", law_id
+
+
+def test_the_scene_is_not_the_robots_reach() -> None:
+    """dm_control's walker places its floor plane 248 m down the track: read as part of the model's reach, it let a
+    torso inertia a million times too large (kg mm^2 read as kg m^2) pass model-inertia-physical. The reach is the
+    moving geoms' (a plane is a point at its position)."""
+    import mujoco
+
+    from pytest_physlaw.pack import inertia
+
+    arm = """<mujoco><worldbody><geom type="plane" pos="248 0 0" size="250 1 0.1"/><body pos="0 0 1">
+        <joint type="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.02"/>
+        <inertial pos="0.25 0 0" mass="1" diaginertia="{i} {i} 1e-4"/></body></worldbody></mujoco>"""
+    for i, wide in ((2e-2, False), (2e4, True)):
+        model = mujoco.MjModel.from_xml_string(arm.format(i=i))
+        bodies = np.array([1])
+        assert bool(inertia._gyration(model, bodies)[0] > inertia._reach(model, bodies)[0]) is wide
