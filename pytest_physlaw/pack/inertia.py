@@ -45,7 +45,7 @@ UNIT_FACTOR = 30.0
 def test_inertia_is_matter_within_the_robot(law, pack_model, model_case) -> None:
     """Each jointed body's mass spreads no tighter than a ball of osmium of that mass (the radius of
     gyration of a uniform ball of radius R is sqrt(3/5) R) and no farther than the model reaches (the
-    farthest point of its geoms from the body's centre of mass): mass is matter inside the model. A body
+    farthest point of its moving geoms from the body's centre of mass; the scene's, fixed to the world, left out): mass is matter inside the model. A body
     with no geom of its own (a phantom that carries a joint coupling, as MyoSuite's scapular phantoms) places no
     matter and is held to the first bound only. Small parts often carry an inertia above their own
     geometry's, as a stand-in for a rotor or for numerical damping: the model's reach, not the part's,
@@ -66,7 +66,7 @@ def test_inertia_is_matter_within_the_robot(law, pack_model, model_case) -> None
               why=f"radius of gyration over an osmium ball's of the same mass; tightest {_named(names, tight, min)}: "
                   f"below 1 the inertia is too small for the mass: {_cause(tightest, 'small')}")
     law.check("gyration_over_reach", wide, le=1.0, drift_abs=1e-9,
-              why=f"radius of gyration over the farthest geom point of the model (0: a body without geoms); widest {_named(names, wide, max)}: "
+              why=f"radius of gyration over the farthest point of the model's moving geoms (0: a body without geoms); widest {_named(names, wide, max)}: "
                   f"above 1 the mass lies outside the robot: {_cause(widest, 'large')}")
 
 
