@@ -85,18 +85,14 @@ def models_summary(state: Any) -> str:
     out = [f'<div class="physlaw-models" style="margin-bottom:14px"><h3>Physics laws: models</h3>'
            f"<p>{escape(model_summary.totals(state, rows))}</p>"]
     if rows:
-        body = [(*r.cells(), "<br>".join([f'<span style="color:{FAIL}">failed {escape(f)}</span>' for f in r.failed]
-                                         + [f"follows {escape(f)}" for f in r.follows]
-                                         + [f"accepted {escape(f)}" for f in r.accepted]))
+        body = [(*r.cells(), "<br>".join(f'<span style="color:{FAIL}">failed {escape(f)}</span>' if kind == "failed"
+                                         else f"{kind} {escape(f)}" for kind, f in r.findings()))
                 for r in rows]
         out.append(_html_table((*model_summary.HEADER, "findings"),
                                [(*(escape(c) for c in cells[:-1]), cells[-1]) for cells in body]))
-    left = model_summary.left_out(state)
-    for heading, kept in (("Left out (not models)", [e for e in left if e[1] == model_summary.NOT_A_MODEL]),
-                          ("Not checked (errors)", [e for e in left if e[1] != model_summary.NOT_A_MODEL])):
-        if kept:
-            out.append(f"<p><b>{heading}</b></p>")
-            out.append(_html_table(("file", "status", "why"), [tuple(escape(c) for c in row) for row in kept]))
+    for heading, entries in model_summary.left_out_groups(state):
+        out.append(f"<p><b>{heading}</b></p>")
+        out.append(_html_table(("file", "status", "why"), [tuple(escape(c) for c in row) for row in entries]))
     return "".join(out) + "</div>"
 
 

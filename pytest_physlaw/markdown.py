@@ -59,18 +59,14 @@ def models(run: LawSession) -> list[str]:
     if rows:
         cells = [(f"`{r.path}`", *r.cells()[1:], _findings(r)) for r in rows]
         lines += table((*model_summary.HEADER, "findings"), cells) + [""]
-    out = model_summary.left_out(run)
-    for heading, kept in (("### Left out (not models)", [e for e in out if e[1] == model_summary.NOT_A_MODEL]),
-                          ("### Not checked (errors)", [e for e in out if e[1] != model_summary.NOT_A_MODEL])):
-        if kept:
-            lines += [heading, ""]
-            lines += table(("file", "status", "why"), [(f"`{p}`", status, why) for p, status, why in kept]) + [""]
+    for heading, entries in model_summary.left_out_groups(run):
+        lines += [f"### {heading}", ""]
+        lines += table(("file", "status", "why"), [(f"`{p}`", status, why) for p, status, why in entries]) + [""]
     return lines
 
 
 def _findings(row: model_summary.ModelRow) -> str:
-    return "; ".join([f"failed {f}" for f in row.failed] + [f"follows {f}" for f in row.follows]
-                     + [f"accepted {f}" for f in row.accepted]) or "-"
+    return "; ".join(f"{kind} {f}" for kind, f in row.findings()) or "-"
 
 
 def write_markdown(path: str | Path | None, run: LawSession, gate: GateResult | None = None) -> str:

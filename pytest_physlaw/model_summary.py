@@ -100,6 +100,11 @@ class ModelRow:
     follows: list[str] = field(default_factory=list)  # failures that follow from another finding
     seconds: float | None = None
 
+    def findings(self) -> list[tuple[str, str]]:
+        """(kind, finding) below the row: what failed, what follows from another finding, what was accepted."""
+        return ([("failed", f) for f in self.failed] + [("follows", f) for f in self.follows]
+                + [("accepted", f) for f in self.accepted])
+
     def cells(self) -> tuple[str, ...]:
         counts = [str(self.outcomes[k]) for k in ("passed", "failed", "skipped", "xfailed")]
         time = "-" if self.seconds is None else f"{self.seconds:.1f} s"
@@ -147,6 +152,15 @@ def left_out(run: LawSession) -> list[tuple[str, str, str]]:
     return [(path, e["status"], e.get("why", "")) for path, e in sorted(run.models.items()) if e.get("status") != MODEL]
 
 
+def left_out_groups(run: LawSession) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """`left_out` under its headings: the files that are not models, then those that could not be checked
+    (collection errors); a heading without files is left out."""
+    out = left_out(run)
+    groups = (("Left out (not models)", [e for e in out if e[1] == NOT_A_MODEL]),
+              ("Not checked (errors)", [e for e in out if e[1] != NOT_A_MODEL]))
+    return [(heading, entries) for heading, entries in groups if entries]
+
+
 def totals(run: LawSession, rows: list[ModelRow]) -> str:
     """One line: models checked and how many with findings, files left out, the time."""
     failing = sum(1 for r in rows if r.failed)
@@ -176,16 +190,12 @@ def terminal_lines(run: LawSession, verbosity: int = 0) -> list[str]:
         lines.append(table[0])
         for row, line in zip(rows, table[1:]):
             lines.append(line)
-            lines += ([f"    failed   {f}" for f in row.failed] + [f"    follows  {f}" for f in row.follows]
-                      + [f"    accepted {f}" for f in row.accepted])
+            lines += [f"    {kind:<8} {f}" for kind, f in row.findings()]
     lines.append(totals(run, rows))
-    out = left_out(run)
-    if out and verbosity >= 0:
-        for heading, kept in (("left out (not models):", [e for e in out if e[1] == NOT_A_MODEL]),
-                              ("not checked (errors):", [e for e in out if e[1] != NOT_A_MODEL])):
-            if kept:
-                lines += ["", heading] + ["  " + line for line in align([(p, w if s == NOT_A_MODEL else f"{s}: {w}")
-                                                                          for p, s, w in kept])]
+    if verbosity >= 0:
+        for heading, entries in left_out_groups(run):
+            lines += ["", heading[0].lower() + heading[1:] + ":"]
+            lines += ["  " + line for line in align([(p, w if s == NOT_A_MODEL else f"{s}: {w}") for p, s, w in entries])]
     return lines
 
 

@@ -10,6 +10,7 @@ found it gone. Both are written with sorted keys, no timestamps and floats as Py
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import sys
@@ -47,10 +48,7 @@ def cpu(cpuinfo: str | None = None) -> str:
     """This machine's CPU as the gate compares it: "<vendor> family F model M, <widest vector unit>" from Linux's
     /proc/cpuinfo, else the machine's architecture."""
     if cpuinfo is None:
-        try:
-            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            cpuinfo = ""
+        cpuinfo = _cpuinfo()
     fields: dict[str, str] = {}
     for line in cpuinfo.splitlines():
         key, _, value = line.partition(":")
@@ -63,6 +61,15 @@ def cpu(cpuinfo: str | None = None) -> str:
     family = fields.get("cpu family") or fields.get("CPU architecture", "")
     model = fields.get("model") or fields.get("CPU part", "")
     return f"{vendor} family {family} model {model}, {unit or 'no vector unit listed'}".strip()
+
+
+@functools.cache
+def _cpuinfo() -> str:
+    """Linux's /proc/cpuinfo, read once a process (the report and the gate both ask), "" elsewhere."""
+    try:
+        return Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def run_versions(names: list[str] | tuple[str, ...]) -> dict[str, str | None]:

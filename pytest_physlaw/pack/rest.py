@@ -22,6 +22,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack import roundoff, runs, stepping
+from pytest_physlaw.pack.wrenches import CONTACTS
 
 SOURCE = "statics (Newton's first law); MuJoCo documentation, Computation: soft contacts, mj_contactForce"
 RANGE_ROUND_OFF = 1e-6  # rad or m: an exporter's round-off at a range's end
@@ -139,30 +140,29 @@ def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, set
     model = pack_model.model
     depth, allowed, where = _depths_or_skip(model, settled.final, f"{model_case}: at the end of the run")
     ratio = depth / allowed
-    _name_a_failed_premise(law, model, settled, settled_half_step, where[int(np.argmax(ratio))])
+    deepest = int(np.argmax(ratio))
+    _name_a_failed_premise(law, model, settled, settled_half_step, where[deepest])
     nudged_depth, nudged_allowed, _ = contact_depths(model, settled_nudged.final)
     nudged = (float(np.max(nudged_depth / nudged_allowed)), 1000 * float(np.max(nudged_depth))) if nudged_depth.size \
         else (math.nan, math.nan)
     law.check("depth_over_allowed", ratio, le=1.0, drift_abs=1e-6,
               drift=roundoff.drift(pack_model.config, float(np.max(ratio)), nudged[0]),
               why=f"penetration over the larger of the contact's solimp width and half the thinner geom's "
-                  f"smallest half-extent, deepest {where[int(np.argmax(ratio))]}; if it fails, "
-                  + _stiffen(model, _extent_contacts(model, settled.final)[int(np.argmax(ratio))], settled.final))
+                  f"smallest half-extent, deepest {where[deepest]}; if it fails, "
+                  + stiffen(model, float(settled.final.contact[_extent_contacts(model, settled.final)[0][deepest]].solref[0])))
     law.check("depth_mm", 1000 * float(np.max(depth)), ge=0, unit="mm", drift_abs=1e-6,
               drift=roundoff.drift(pack_model.config, 1000 * float(np.max(depth)), nudged[1]),
               why="deepest contact at rest, recorded for the gate (solref, solimp, mass and gravity move it)")
 
 
-def _extent_contacts(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
-    """The indices of the contacts `contact_depths` measures (between geoms of which one has an extent)."""
+def _extent_contacts(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, the thinner geom's smallest half-extent) of `data`'s contacts between geoms of which one has an
+    extent (not two planes or heightfields): the contacts the resting laws measure."""
     n = data.ncon
     a, b = (np.asarray(data.contact.geom1[:n], dtype=int), np.asarray(data.contact.geom2[:n], dtype=int))
-    return np.flatnonzero(np.isfinite(_thinner_extent(model, a, b)))
-
-
-def _stiffen(model: mujoco.MjModel, contact: int, data: mujoco.MjData) -> str:
-    """The change that makes contact `contact` stiffer (`stiffen`)."""
-    return stiffen(model, float(data.contact[contact].solref[0]))
+    thinner = _thinner_extent(model, a, b)
+    keep = np.flatnonzero(np.isfinite(thinner))
+    return keep, thinner[keep]
 
 
 def stiffen(model: mujoco.MjModel, tc: float) -> str:
@@ -178,21 +178,23 @@ def stiffen(model: mujoco.MjModel, tc: float) -> str:
             f"{dt:g} s timestep; a solimp nearer 1) or accept the finding")
 
 
-def start_overlap(model: mujoco.MjModel, first: mujoco.MjData) -> str:
-    """The deepest pair of geoms that overlaps at the start deeper than a resting contact may sink (what
-    model-start-penetration fails on), named with its depth; "" where none does."""
+def start_overlaps(model: mujoco.MjModel, first: mujoco.MjData) -> list[tuple[str, float]]:
+    """(which geoms, how deep, m) of each pair that overlaps at the start deeper than a resting contact may sink
+    (what model-start-penetration fails on), the farthest past its allowance first."""
     depth, allowed, where = contact_depths(model, first)
-    if not depth.size or not np.any(depth > allowed):
-        return ""
-    worst = int(np.argmax(depth / allowed))
-    return f"{where[worst]} overlap {1000 * depth[worst]:.3g} mm"
+    over = np.flatnonzero(depth > allowed)
+    return [(where[i], float(depth[i])) for i in over[np.argsort(-(depth / allowed)[over], kind="stable")]]
+
+
+def start_overlap(model: mujoco.MjModel, first: mujoco.MjData) -> str:
+    """The worst of `start_overlaps`, named with its depth; "" where none overlaps."""
+    overlaps = start_overlaps(model, first)
+    return f"{overlaps[0][0]} overlap {1000 * overlaps[0][1]:.3g} mm" if overlaps else ""
 
 
 def _name_a_failed_premise(law, model: mujoco.MjModel, settled: runs.Run, half_step: runs.Run, deepest: str) -> None:
     """`law.follows` the premise of a resting contact's depth that the model fails, if any (see the law)."""
-    first_depth, first_allowed, first_where = contact_depths(model, settled.first)
-    overlapped = {w for w, d, a in zip(first_where, first_depth, first_allowed) if d > a}
-    if deepest in overlapped:
+    if deepest in {where for where, _ in start_overlaps(model, settled.first)}:
         law.follows("model-start-penetration", f"{deepest} already overlapped at the start, deeper than a resting "
                     "contact may sink; separate them at the start and this contact rests as deep as its load makes it")
         return
@@ -247,15 +249,13 @@ def resting_gaps(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray
     weight = float(np.sum(model.body_mass) * np.linalg.norm(model.opt.gravity))
     force = np.zeros(6)
     hover, allowed, where, margin = [], [], [], []
-    for i, contact in enumerate(data.contact[: data.ncon]):
-        thinner = float(_thinner_extent(model, np.array([contact.geom1]), np.array([contact.geom2]))[0])
-        if not math.isfinite(thinner):
-            continue
-        mujoco.mj_contactForce(model, data, i, force)
+    for i, thinner in zip(*_extent_contacts(model, data)):
+        contact = data.contact[int(i)]
+        mujoco.mj_contactForce(model, data, int(i), force)
         if force[0] <= CARRYING * weight:
             continue
         hover.append(max(float(contact.dist), 0.0))
-        allowed.append(max(TOUCHING_MM / 1000, TOUCHING * thinner))
+        allowed.append(max(TOUCHING_MM / 1000, TOUCHING * float(thinner)))
         where.append(f"{_geom_name(model, contact.geom1)} / {_geom_name(model, contact.geom2)}")
         margin.append(float(contact.includemargin))
     return np.array(hover), np.array(allowed), where, np.array(margin)
@@ -280,7 +280,8 @@ def test_contacts_are_stiff_enough_to_carry_a_body(law, pack_model, model_case) 
     model = pack_model.model
     if not _has_gravity(model):
         pytest.skip(f"{model_case}: the model has no gravity: no weight for a contact to carry")
-    sink, allowed, where = rest_sinks(model)
+    pairs = collidable_pairs(model)
+    sink, allowed, where = rest_sinks(model, pairs)
     if not sink.size:
         pytest.skip(f"{model_case}: no two geoms with an extent can collide (contype/conaffinity, pairs)")
     ratio = sink / allowed
@@ -288,12 +289,12 @@ def test_contacts_are_stiff_enough_to_carry_a_body(law, pack_model, model_case) 
     law.check("rest_sink_over_allowed", float(ratio[worst]), le=1.0, drift_abs=1e-9,
               why=f"the sink of a body resting on one contact under gravity over what a resting contact may sink, "
                   f"worst pair {where[worst]} ({1000 * sink[worst]:.3g} mm of {1000 * allowed[worst]:.3g} mm); if it "
-                  f"fails, {stiffen(model, _pair_time_constant(model, worst))}")
+                  f"fails, {stiffen(model, _pair_time_constant(model, pairs, worst))}")
 
 
-def _pair_time_constant(model: mujoco.MjModel, pair: int) -> float:
-    """The solref time constant of the `pair`-th pair `rest_sinks` measures."""
-    a, b, solref, _ = collidable_pairs(model)
+def _pair_time_constant(model: mujoco.MjModel, pairs: tuple[np.ndarray, ...], pair: int) -> float:
+    """The solref time constant of the `pair`-th pair `rest_sinks` measures of `pairs` (`collidable_pairs`)."""
+    a, b, solref, _ = pairs
     return float(solref[np.isfinite(_thinner_extent(model, a, b))][pair][0])
 
 
@@ -474,9 +475,7 @@ def _held_force_on(model: mujoco.MjModel, data: mujoco.MjData, root: int) -> np.
     joint limits, friction loss): their rows' generalized force `efc_J^T efc_force`, read at the root's free
     joint as in `_medium_force_on`; a constraint inside the tree (a joint's limit, a loop closed in it) gives
     none there."""
-    contact = {int(k) for k in (mujoco.mjtConstraint.mjCNSTR_CONTACT_FRICTIONLESS,
-                                mujoco.mjtConstraint.mjCNSTR_CONTACT_PYRAMIDAL, mujoco.mjtConstraint.mjCNSTR_CONTACT_ELLIPTIC)}
-    rows = np.array([int(k) not in contact for k in data.efc_type[: data.nefc]], dtype=bool)
+    rows = np.array([int(k) not in CONTACTS for k in data.efc_type[: data.nefc]], dtype=bool)
     if not np.any(rows):
         return np.zeros(3)
     force = mujoco_versions.constraint_jacobian(model, data)[rows].T @ data.efc_force[: data.nefc][rows]
@@ -504,13 +503,12 @@ def contact_depths(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarr
     """(penetration, what it may reach, which geoms) of each contact between geoms that have a thickness (not
     planes or heightfields): the larger of the contact's own solimp width (MuJoCo's mix of its geoms') and SINK
     times the thinner geom's smallest half-extent (from MuJoCo's `geom_aabb`)."""
+    keep, thinner = _extent_contacts(model, data)
     n = data.ncon
-    a, b = (np.asarray(data.contact.geom1[:n], dtype=int), np.asarray(data.contact.geom2[:n], dtype=int))
-    thinner = _thinner_extent(model, a, b)
-    keep = np.isfinite(thinner)
+    a, b = (np.asarray(data.contact.geom1[:n], dtype=int)[keep], np.asarray(data.contact.geom2[:n], dtype=int)[keep])
     depth = np.maximum(-np.asarray(data.contact.dist[:n])[keep], 0.0)
-    allowed = np.maximum(np.asarray(data.contact.solimp[:n])[keep, 2], SINK * thinner[keep])
-    where = [f"{_geom_name(model, g1)} / {_geom_name(model, g2)}" for g1, g2 in zip(a[keep], b[keep])]
+    allowed = np.maximum(np.asarray(data.contact.solimp[:n])[keep, 2], SINK * thinner)
+    where = [f"{_geom_name(model, g1)} / {_geom_name(model, g2)}" for g1, g2 in zip(a, b)]
     return depth, allowed, where
 
 
@@ -600,10 +598,11 @@ def plane_height(data: mujoco.MjData, plane: int, point: np.ndarray) -> float:
     return float((point - data.geom_xpos[plane]) @ normal)
 
 
-def rest_sinks(model: mujoco.MjModel) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def rest_sinks(model: mujoco.MjModel, pairs: tuple[np.ndarray, ...] | None = None) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """(sink of a body resting on one contact under gravity, what a resting contact may sink, which geoms) for
-    each pair of geoms that can collide (`collidable_pairs`) with at least one of them of some extent."""
-    a, b, solref, solimp = collidable_pairs(model)
+    each pair of geoms that can collide (`pairs`, by default `collidable_pairs`) with at least one of them of
+    some extent."""
+    a, b, solref, solimp = pairs if pairs is not None else collidable_pairs(model)
     thinner = _thinner_extent(model, a, b)
     keep = np.isfinite(thinner)
     if not keep.any():
