@@ -149,7 +149,7 @@ def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, set
               drift=roundoff.drift(pack_model.config, float(np.max(ratio)), nudged[0]),
               why=f"penetration over the larger of the contact's solimp width and half the thinner geom's "
                   f"smallest half-extent, deepest {where[deepest]}; if it fails, "
-                  + stiffen(model, float(settled.final.contact[_extent_contacts(model, settled.final)[0][deepest]].solref[0])))
+                  + stiffen(model, float(settled.final.contact.solref[_extent_contacts(model, settled.final)[0][deepest]][0])))
     law.check("depth_mm", 1000 * float(np.max(depth)), ge=0, unit="mm", drift_abs=1e-6,
               drift=roundoff.drift(pack_model.config, 1000 * float(np.max(depth)), nudged[1]),
               why="deepest contact at rest, recorded for the gate (solref, solimp, mass and gravity move it)")
@@ -454,7 +454,9 @@ def _contact_force_on(model: mujoco.MjModel, data: mujoco.MjData, root: int) -> 
         if inside[0] == inside[1]:
             continue
         mujoco.mj_contactForce(model, data, i, force)
-        world = contact.frame.reshape(3, 3).T @ force[:3]  # the force geom1 exerts on geom2
+        # the contact array's own view: on MuJoCo 3.0 one contact's `frame` reads zeros (`pos`, `solref` and
+        # `solimp` repeat their first entry), while `data.contact.frame[i]` is right on every release
+        world = np.asarray(data.contact.frame[i]).reshape(3, 3).T @ force[:3]  # the force geom1 exerts on geom2
         total += world if inside[1] else -world
     return total
 
