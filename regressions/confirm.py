@@ -79,6 +79,21 @@ def weld_sensors() -> str:
     return f"torque sensor at the free ball shoulder {ball:.3g} N m, about the free wrist hinge {hinge:.3g} N m"
 
 
+def midpoint_spin() -> str:
+    """The fix's own scene (an ellipsoid spun on a plane, implicitfast): no actuator, a dissipative contact, so the
+    energy (kinetic and potential, `mjData.energy`) never rises above its start over 10 s."""
+    m = _model("mujoco_910b3336_midpoint_spin.xml")
+    m.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_ENERGY
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, 0)
+    mujoco.mj_forward(m, d)
+    start, top = float(np.sum(d.energy)), -np.inf
+    for _ in range(int(round(10.0 / m.opt.timestep))):
+        mujoco.mj_step(m, d)
+        top = max(top, float(np.sum(d.energy)))
+    return f"energy at the start {start:.4g} J, highest over 10 s {top:.4g} J"
+
+
 def _warp_against_c(name: str, seconds: float, ctrl: float = 0.0) -> str:
     """The largest joint speed over `seconds` on MuJoCo Warp (one world, its default device) and on MuJoCo C, from
     the model's keyframe (or qpos0) with the controls at `ctrl`."""
@@ -118,7 +133,7 @@ def free_body_before_servo() -> str:
 
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
-         "mujoco-weld-sensors": weld_sensors}
+         "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin}
 
 if __name__ == "__main__":
     case = sys.argv[1]

@@ -1,7 +1,10 @@
 """Rerun the regression corpus (cases.json): for each case, in a kept environment of its bad and of its fixed
 release, the direct measurement of the symptom (confirm.py) and `pytest-physlaw check` on its trigger model (and
 on the same scene with the trigger removed, where the case has one); then a table: which laws fail on the bad
-release, whether the fixed release is clean, and whether the expected law is among them.
+release, whether the fixed release is clean, and whether the expected law is among them. A case whose `expect` names
+`gate` is caught by the gate instead: the bad release's report against a baseline saved on the fixed release has
+regressions, while the scene with the trigger removed gates clean across the same two releases (so the flag is the
+bug's, not another change of the release).
 
     python regressions/run.py [--envs DIR] [--only CASE_ID ...] [--markdown FILE]
 
@@ -19,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pytest_physlaw import reportfile, upgrade
+from pytest_physlaw import gate, reportfile, upgrade
 from pytest_physlaw.session import LawSession
 
 HERE = Path(__file__).resolve().parent
@@ -31,13 +34,23 @@ def failing(report: Path) -> list[str]:
     return sorted({r.law or r.nodeid for r in run.records.values() if r.outcome == "failed"})
 
 
-def check(side: upgrade.Side, model: Path, work: Path, options: list[str]) -> tuple[list[str], int]:
+def gated(bad: Path, fixed: Path) -> list[str]:
+    """The gate's regressions of the bad release's report against the fixed release's as the baseline:
+    'law quantity' each."""
+    new = reportfile.read(bad, str(bad))
+    result = gate.compare(gate.Baseline.from_report(reportfile.read(fixed, str(fixed))), LawSession.from_report(new),
+                          reportfile.versions(new))
+    return sorted({f"{f.nodeid.split('::')[-1].split('[')[0]} {f.quantity or ''}".strip() for f in result.regressions})
+
+
+def check(side: upgrade.Side, model: Path, work: Path, options: list[str]) -> Path:
+    """The report of `pytest-physlaw check` on `model` in `side`'s environment."""
     name = f"{side.name}-{model.stem}"
     report, status, _ = upgrade.run_side(upgrade.Side(name, side.requirements, side.env), [str(model)], options, False,
                                          work)
     if not report.is_file():
         raise upgrade.UpgradeError(f"{name}: no report (pytest exit {status}); see {work / (name + '.log')}")
-    return failing(report), status
+    return report
 
 
 def confirm(side: upgrade.Side, case: str) -> str:
@@ -48,17 +61,25 @@ def confirm(side: upgrade.Side, case: str) -> str:
 def run_case(case: dict, envs: Path, work: Path, out) -> dict:
     sides = {k: upgrade.Side(k, upgrade.requirements(case[k]), upgrade.env_dir(envs, upgrade.requirements(case[k])))
              for k in ("bad", "fixed")}
-    row = {"id": case["id"]}
+    row: dict = {"id": case["id"]}
+    reports: dict[str, Path] = {}
     for key, side in sides.items():
         upgrade.ensure(side, out)
         row[f"{key}_confirm"] = confirm(side, case["id"])
         options = case.get("options", [])
-        row[f"{key}_failed"], _ = check(side, HERE / case["model"], work / case["id"], options)
-        if case.get("untriggered"):
-            row[f"{key}_untriggered"], _ = check(side, HERE / case["untriggered"], work / case["id"], options)
+        for model, label in ((case["model"], ""), (case.get("untriggered"), "_untriggered")):
+            if model:
+                reports[key + label] = check(side, HERE / model, work / case["id"], options)
+                row[f"{key}{label or '_failed'}"] = failing(reports[key + label])
     row["caught"] = [law for law in case["expect"] if law in row["bad_failed"]]
-    row["ok"] = bool(row["caught"]) and not row["fixed_failed"] and not row.get("bad_untriggered") \
-        and not row.get("fixed_untriggered")
+    clean_twin = not row.get("bad_untriggered") and not row.get("fixed_untriggered")
+    if "gate" in case["expect"]:
+        row["gate"] = gated(reports["bad"], reports["fixed"])
+        row["gate_untriggered"] = gated(reports["bad_untriggered"], reports["fixed_untriggered"])
+        if row["gate"]:
+            row["caught"].append("gate")
+        clean_twin = clean_twin and not row["gate_untriggered"]
+    row["ok"] = bool(row["caught"]) and not row["fixed_failed"] and clean_twin
     return row
 
 
@@ -69,10 +90,14 @@ def markdown(cases: list[dict], rows: list[dict]) -> str:
         untriggered = ("-" if "bad_untriggered" not in row else
                        "clean on both" if not row["bad_untriggered"] and not row["fixed_untriggered"] else
                        f"bad: {', '.join(row['bad_untriggered']) or 'clean'}; fixed: {', '.join(row['fixed_untriggered']) or 'clean'}")
+        caught = ", ".join(row["bad_failed"]) or "nothing"
+        if "gate" in row:
+            caught += f"; the gate against the fixed release: {len(row['gate'])} regressions ({', '.join(row['gate'][:4])}"
+            caught += ", ...)" if len(row["gate"]) > 4 else ")"
+            untriggered += f"; gated: {len(row['gate_untriggered'])} regressions"
         lines.append(f"| {case['engine']} {case['reference']} | {case['bad']} -> {case['fixed']} | "
                      f"{row['bad_confirm'].split(': ', 1)[1]}; {row['fixed_confirm'].split(': ', 1)[1]} | "
-                     f"{', '.join(row['bad_failed']) or 'nothing'} | {', '.join(row['fixed_failed']) or 'clean'} | "
-                     f"{untriggered} |")
+                     f"{caught} | {', '.join(row['fixed_failed']) or 'clean'} | {untriggered} |")
     return "\n".join(lines) + "\n"
 
 
