@@ -30,7 +30,9 @@ def _confirm():
 def test_each_case_is_complete(case: dict) -> None:
     assert upgrade.requirements(case["bad"]) and upgrade.requirements(case["fixed"])
     assert case["bad"] != case["fixed"]
-    assert set(case["expect"]) <= law_ids(), case["expect"]
+    assert set(case["expect"]) - {"gate"} <= law_ids(), case["expect"]
+    if "gate" in case["expect"]:  # the gate's flag is the bug's only where the twin gates clean across the two
+        assert "untriggered" in case, "a case caught by the gate needs the scene with its trigger removed"
     for key in ("model", "untriggered"):
         if key in case:
             mujoco.MjModel.from_xml_path(str(HERE / case[key]))
@@ -44,3 +46,28 @@ def test_the_mujoco_c_trigger_models_pass_the_pack_on_the_pinned_release(pyteste
         (pytester.path / Path(model).name).write_text((HERE / model).read_text())
     result = pytester.runpytest_inprocess(*[f"--physlaw-model={Path(m).name}" for m in models], "-p", "no:cacheprovider")
     assert result.ret == 0, result.stdout.str()[-3000:]
+
+
+def _run_module():
+    spec = importlib.util.spec_from_file_location("corpus_run", HERE / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_case_caught_by_the_gate_is_judged_by_the_gate_across_the_two_reports(pytester: pytest.Pytester) -> None:
+    """run.py's gate verdict: the bad release's report against the fixed one's flags a moved value, and a report
+    against itself flags nothing (the twin's clean gate)."""
+    reports = {}
+    for name, value in (("fixed", 1.0), ("bad", 1.5)):
+        pytester.makepyfile(test_value=f"""
+            import pytest
+            @pytest.mark.law("value-law")
+            def test_value(law):
+                law.check("height_mm", {value}, le=10.0)
+        """)
+        reports[name] = pytester.path / f"{name}.json"
+        assert pytester.runpytest_inprocess(f"--law-report={reports[name]}", "-p", "no:cacheprovider").ret == 0
+    gated = _run_module().gated
+    assert gated(reports["bad"], reports["fixed"]) == ["test_value height_mm"]
+    assert gated(reports["fixed"], reports["fixed"]) == []
