@@ -30,6 +30,8 @@ ROUTE_KEYS = {  # ini physlaw_route_<key>: the settings a policy is trained with
     "njmax": "constraint-row capacity per world (MuJoCo Warp njmax)",
     "nworld": "worlds stepped together (MuJoCo Warp nworld, MJX vmap); the laws use at least 3",
     "timestep": "the timestep the route steps with (default the model's)",
+    "jacobian": "dense, sparse or auto: the layout of the route's constraint Jacobian and mass matrix (default the "
+                "model's <option jacobian>)",
 }
 DEFAULT_MODEL_STEPS = 1000  # a 1e-4 s model runs 0.1 s by default, not 10,000 steps a run
 

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 
+import mujoco
 import pytest
 
 from fixtures.solver.scenes import slope_xml
@@ -123,6 +124,7 @@ def test_the_pack_imports_without_warp_or_jax() -> None:
     ("--physlaw-route=mjx", "physlaw_route_precision = float16", "'float16' is not one of float32, float64"),
     ("--physlaw-route=warp", "physlaw_route_solver = warp=Newton mjx", "'mjx' is not ROUTE=VALUE"),
     ("--physlaw-route=warp", "physlaw_route_timestep = -1", "must be a number of seconds > 0"),
+    ("--physlaw-route=warp", "physlaw_route_jacobian = banded", "'banded' is not one of dense, sparse, auto"),
 ])
 def test_bad_routes_and_settings_are_usage_errors(pytester: pytest.Pytester, option: str, ini: str, message: str) -> None:
     (pytester.path / "robot.xml").write_text(SWING)
@@ -147,6 +149,20 @@ def test_per_route_settings() -> None:
     assert (warp.iterations, mjx.iterations, warp.precision, mjx.precision) == (1, 4, "float64", "float64")
     assert warp.nworld == 3 and warp.solver is None and warp.eps == 1e-12  # the laws' batch needs 3 worlds
     assert routes.read_setup(Config(physlaw_route_iterations="mjx=4"), "warp").iterations is None
+
+
+def test_the_jacobian_layout_is_the_routes_path_and_c_keeps_the_models() -> None:
+    """ini physlaw_route_jacobian sets the route's model (each layout is a path of kernels of its own); unset, the
+    route runs the model's own layout."""
+    from pytest_physlaw.pack.routes.common import RouteSetup, route_model
+
+    model = mujoco.MjModel.from_xml_string(SWING)
+    assert model.opt.jacobian == mujoco.mjtJacobian.mjJAC_AUTO
+    sparse = route_model(model, RouteSetup("warp", jacobian="sparse"))
+    assert sparse.opt.jacobian == mujoco.mjtJacobian.mjJAC_SPARSE and "jacobian=sparse" in RouteSetup(
+        "warp", jacobian="sparse").describe()
+    assert route_model(model, RouteSetup("warp")).opt.jacobian == mujoco.mjtJacobian.mjJAC_AUTO
+    assert model.opt.jacobian == mujoco.mjtJacobian.mjJAC_AUTO  # C's model is untouched
 
 
 def test_an_unavailable_route_skips_every_law_naming_the_versions(pytester: pytest.Pytester, monkeypatch) -> None:

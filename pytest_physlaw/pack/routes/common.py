@@ -30,6 +30,10 @@ PRECISION_EPS = {"float32": 1e-6, "float64": 1e-12}
 PRECISIONS = tuple(PRECISION_EPS)
 SOLVERS = {"CG": int(mujoco.mjtSolver.mjSOL_CG), "Newton": int(mujoco.mjtSolver.mjSOL_NEWTON),
            "PGS": int(mujoco.mjtSolver.mjSOL_PGS)}
+# The constraint Jacobian's and the mass matrix's layout: a route computes each in its own kernels (MuJoCo Warp's
+# sparse implicit matrix dropped actuator damping where its dense one did not: MJWarp #1333), so each is a path of its own.
+JACOBIANS = {"dense": int(mujoco.mjtJacobian.mjJAC_DENSE), "sparse": int(mujoco.mjtJacobian.mjJAC_SPARSE),
+             "auto": int(mujoco.mjtJacobian.mjJAC_AUTO)}
 MIN_WORLDS = 3  # the laws' batch: the settled start, a moving state, a seeded-control run
 DEFAULT_WORLDS = 4  # one more seeded-control run
 CHECKED_SEEDED = 4  # seeded worlds checked against C's envelope (more worlds run, for capacity, unchecked)
@@ -59,6 +63,7 @@ class RouteSetup:
     njmax: int | None = None
     nworld: int = DEFAULT_WORLDS
     timestep: float | None = None
+    jacobian: str | None = None
 
     @property
     def eps(self) -> float:
@@ -67,7 +72,7 @@ class RouteSetup:
     def describe(self) -> str:
         """The settings that differ from the route's own, for messages: 'iterations=1, float32'."""
         parts = [f"{k}={getattr(self, k)}" for k in ("solver", "iterations", "ls_iterations", "nconmax", "njmax",
-                                                       "timestep") if getattr(self, k) is not None]
+                                                       "timestep", "jacobian") if getattr(self, k) is not None]
         return ", ".join([*parts, f"{self.nworld} worlds", self.precision])
 
 
@@ -108,6 +113,9 @@ def read_setup(config: pytest.Config, route: str) -> RouteSetup:
     solver = got["solver"]
     if solver is not None and solver not in SOLVERS:
         raise pytest.UsageError(f"ini physlaw_route_solver: {solver!r} is not one of {', '.join(SOLVERS)}")
+    jacobian = got["jacobian"]
+    if jacobian is not None and jacobian not in JACOBIANS:
+        raise pytest.UsageError(f"ini physlaw_route_jacobian: {jacobian!r} is not one of {', '.join(JACOBIANS)}")
     precision = got["precision"] or "float32"
     if precision not in PRECISIONS:
         raise pytest.UsageError(f"ini physlaw_route_precision: {precision!r} is not one of {', '.join(PRECISIONS)}")
@@ -122,7 +130,7 @@ def read_setup(config: pytest.Config, route: str) -> RouteSetup:
     ints = {k: None if got[k] is None else _int(k, got[k], 1 if k in ("iterations", "ls_iterations", "nworld") else 0)
             for k in ("iterations", "ls_iterations", "nconmax", "njmax", "nworld")}
     return RouteSetup(route, solver, ints["iterations"], ints["ls_iterations"], precision, ints["nconmax"],
-                      ints["njmax"], max(MIN_WORLDS, ints["nworld"] or DEFAULT_WORLDS), timestep)
+                      ints["njmax"], max(MIN_WORLDS, ints["nworld"] or DEFAULT_WORLDS), timestep, jacobian)
 
 
 def unavailable(route: str) -> str | None:
@@ -135,7 +143,7 @@ def unavailable(route: str) -> str | None:
 
 def route_model(model: mujoco.MjModel, setup: RouteSetup, *, iterations: int | None = None) -> mujoco.MjModel:
     """A copy of `model` with the solver options the route is asked to run: solver, iterations (or
-    `iterations`, for a converged reference), line-search iterations, timestep."""
+    `iterations`, for a converged reference), line-search iterations, timestep, Jacobian layout."""
     m = copy.copy(model)
     if setup.solver is not None:
         m.opt.solver = SOLVERS[setup.solver]
@@ -145,6 +153,8 @@ def route_model(model: mujoco.MjModel, setup: RouteSetup, *, iterations: int | N
         m.opt.ls_iterations = setup.ls_iterations
     if setup.timestep is not None:
         m.opt.timestep = setup.timestep
+    if setup.jacobian is not None:
+        m.opt.jacobian = JACOBIANS[setup.jacobian]
     return m
 
 
