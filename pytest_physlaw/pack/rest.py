@@ -135,13 +135,14 @@ def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, set
     carry (a solref time constant far above the timestep's scale) sink that deep under the robot's weight.
     Its premises: a resolved timestep and a start without overlap. Where the timestep is unresolved
     (model-timestep-converged fails) and at half the step the contacts sink within bounds, or where the
-    deepest contact is a pair that already overlapped at the start (model-start-penetration), a failure
+    deepest contact is a pair, or has a body, that already overlapped at the start (model-start-penetration), a failure
     here follows from that law's finding and is reported as its consequence, not as a second one."""
     model = pack_model.model
     depth, allowed, where = _depths_or_skip(model, settled.final, f"{model_case}: at the end of the run")
     ratio = depth / allowed
     deepest = int(np.argmax(ratio))
-    _name_a_failed_premise(law, model, settled, settled_half_step, where[deepest])
+    _name_a_failed_premise(law, model, settled, settled_half_step, where[deepest],
+                           _contact_bodies(model, settled.final, _extent_contacts(model, settled.final)[0][deepest]))
     nudged_depth, nudged_allowed, _ = contact_depths(model, settled_nudged.final)
     nudged = (float(np.max(nudged_depth / nudged_allowed)), 1000 * float(np.max(nudged_depth))) if nudged_depth.size \
         else (math.nan, math.nan)
@@ -192,11 +193,40 @@ def start_overlap(model: mujoco.MjModel, first: mujoco.MjData) -> str:
     return f"{overlaps[0][0]} overlap {1000 * overlaps[0][1]:.3g} mm" if overlaps else ""
 
 
-def _name_a_failed_premise(law, model: mujoco.MjModel, settled: runs.Run, half_step: runs.Run, deepest: str) -> None:
-    """`law.follows` the premise of a resting contact's depth that the model fails, if any (see the law)."""
+def _contact_bodies(model: mujoco.MjModel, data: mujoco.MjData, contact: int) -> set[int]:
+    """The moving bodies (not the world) of `data`'s contact `contact`."""
+    geoms = (int(data.contact.geom1[contact]), int(data.contact.geom2[contact]))
+    return {int(model.geom_bodyid[g]) for g in geoms} - {0}
+
+
+def _overlapping_bodies(model: mujoco.MjModel, first: mujoco.MjData) -> dict[int, str]:
+    """body -> the pair it overlaps, of each moving body in a pair that overlaps at the start deeper than a resting
+    contact may sink (model-start-penetration's pairs)."""
+    keep, _ = _extent_contacts(model, first)
+    depth, allowed, where = contact_depths(model, first)
+    found: dict[int, str] = {}
+    for i in np.flatnonzero(depth > allowed):
+        for body in _contact_bodies(model, first, int(keep[i])):
+            found.setdefault(body, where[i])
+    return found
+
+
+def _name_a_failed_premise(law, model: mujoco.MjModel, settled: runs.Run, half_step: runs.Run, deepest: str,
+                           bodies: set[int]) -> None:
+    """`law.follows` the premise of a resting contact's depth that the model fails, if any (see the law): the
+    pair, or a body of it, overlapped at the start; or the timestep is unresolved and at half of it the contact
+    holds."""
     if deepest in {where for where, _ in start_overlaps(model, settled.first)}:
         law.follows("model-start-penetration", f"{deepest} already overlapped at the start, deeper than a resting "
                     "contact may sink; separate them at the start and this contact rests as deep as its load makes it")
+        return
+    overlapping = _overlapping_bodies(model, settled.first)
+    wedged = sorted(bodies & set(overlapping))
+    if wedged:
+        body = wedged[0]
+        law.follows("model-start-penetration", f"{deepest}: body {model.body(body).name or body!r} started inside "
+                    f"another ({overlapping[body]}), and the push that separates them can wedge it where it rests; "
+                    "start it apart and this contact rests as deep as its load makes it")
         return
     resolved, shift = stepping.timestep_resolved(settled, half_step)
     if resolved:
@@ -373,11 +403,16 @@ def _outside_range(model: mujoco.MjModel, joint: int, qpos: np.ndarray) -> tuple
 def test_something_can_collide(law, pack_model, model_case) -> None:
     """Where gravity pulls a floating body, something can touch something: some pair of geoms of different
     bodies may collide (their contype and conaffinity bits meet, or an explicit pair names them). A model in
-    which no two geoms can ever touch lets every floating body fall through everything."""
+    which no two geoms can ever touch lets every floating body fall through everything. A file whose geoms are all
+    one body's (a part that a scene places, without a ground) has nothing else to touch: skipped."""
     model = pack_model.model
     if not runs.falling_roots(model) or not _has_gravity(model):
         pytest.skip(f"{model_case}: " + ("no floating body" if _has_gravity(model) else "no gravity") +
                     ": nothing falls if nothing collides")
+    bodies = set(np.asarray(model.geom_bodyid).tolist())
+    if len(bodies) < 2:
+        pytest.skip(f"{model_case}: every geom is body {model.body(bodies.pop()).name!r}'s (no ground, no other body): "
+                    "nothing else to collide with; a part that a scene places is checked in that scene")
     law.check("colliding_pairs", _colliding_pairs(model), ge=1,
               why="pairs of geoms (of different bodies) whose contype/conaffinity bits meet, and explicit <pair>s: 0 means "
                   "nothing can touch anything; give the collision geoms contype=1 conaffinity=1")

@@ -50,11 +50,15 @@ def test_timestep_resolves_the_motion(law, pack_model, settled, settled_half_ste
     run has it, at every step of this run, within a tenth of how far the bodies moved (root mean square
     over the run): the timestep resolves the motion (Richardson: a first-order integrator's error is
     about the change that halving its step makes). An impact's timing shifts by half a step either way:
-    the mean over the run, not the worst step, is what the motion's resolution is judged by. Its premise: a
+    the mean over the run, not the worst step, is what the motion's resolution is judged by. Bodies that only
+    settle into their contacts (moving less than the contacts' soft width) leave nothing to resolve. Its premise: a
     start without overlap (model-start-penetration); from an overlap, a failure here follows from it."""
     shift, moved = run_shift(settled, settled_half_step)
-    if moved < STILL:
-        pytest.skip(f"{model_case}: no body moved more than {STILL * 1e6:g} um over the run: nothing to resolve")
+    still = still_within(settled)
+    if moved < still:
+        pytest.skip(f"{model_case}: no body moved more than {still * 1e6:g} um over the run "
+                    + ("(its resting contacts' soft width: it only settled into them)" if still > STILL else "")
+                    + ": nothing to resolve")
     from pytest_physlaw.pack import rest  # rest judges resting states with this law's measure
 
     overlap = rest.start_overlap(pack_model.model, settled.first)
@@ -79,11 +83,22 @@ def run_shift(run: runs.Run, other: runs.Run) -> tuple[float, float]:
     return shift, moved
 
 
+def still_within(run: runs.Run) -> float:
+    """How far (m) the bodies may move over `run` and leave no motion to resolve: STILL, or the widest soft width
+    (solimp width) of the contacts at its end. A body that only settles into its contacts sinks within that width,
+    to a depth MuJoCo's refsafe ties to the timestep (a solref under 2 dt is stepped as 2 dt): halving the step
+    moves its rest, not a motion (a Meta-World cylinder settling 0.146 mm on its table moved 0.021 mm at dt/2)."""
+    final = run.final
+    if not final.ncon:
+        return STILL
+    return max(STILL, float(np.max(np.asarray(final.contact.solimp[:final.ncon])[:, 2])))
+
+
 def timestep_resolved(settled: runs.Run, settled_half_step: runs.Run) -> tuple[bool, float]:
     """(whether model-timestep-converged holds, its figure): the premise of the laws that judge a resting
     state, which an unresolved step moves."""
     shift, moved = run_shift(settled, settled_half_step)
-    if moved < STILL:
+    if moved < still_within(settled):
         return True, 0.0
     return shift / moved <= RESOLVED, shift / moved
 

@@ -451,3 +451,52 @@ def test_the_scene_is_not_the_robots_reach() -> None:
         model = mujoco.MjModel.from_xml_string(arm.format(i=i))
         bodies = np.array([1])
         assert bool(inertia._gyration(model, bodies)[0] > inertia._reach(model, bodies)[0]) is wide
+
+
+WEDGED = """<mujoco><worldbody><geom type="plane" size="2 2 0.1" solref="0.1 1"/>
+    <body name="slab" pos="0 0 {slab}"><geom type="box" size="0.2 0.2 0.004" solref="0.004 1"/></body>
+    <body name="ball" pos="0 0 0.05"><freejoint/><geom type="sphere" size="0.05" mass="0.1"/></body>
+    </worldbody></mujoco>"""
+
+
+def test_a_body_that_starts_inside_another_is_the_cause_of_how_deep_it_rests_elsewhere(pytester: pytest.Pytester) -> None:
+    """A ball started 40 mm inside a stiff slab is pressed into a soft floor under it: the floor contact, not the
+    pair that overlapped, is the deepest at rest, and its depth follows from the overlap (a Meta-World cylinder
+    started inside its hole rested 3.65 times its allowance deep in the table). With the slab clear of the ball,
+    the same floor holds the ball within its allowance: the depth was the overlap's."""
+    pytester.path.joinpath("wedged.xml").write_text(WEDGED.format(slab=0.064))
+    pytester.path.joinpath("clear.xml").write_text(WEDGED.format(slab=0.12))
+    result, laws = _run(pytester, "wedged.xml", "clear.xml", extra=("-k", "sink_less or penetrating"))
+    assert _law(laws, "wedged.xml", "model-start-penetration")["outcome"] == "failed"
+    depth = _law(laws, "wedged.xml", "model-contact-depth")
+    assert depth["outcome"] == "xfailed" and depth["follows"] == "model-start-penetration"
+    result.stdout.fnmatch_lines(["*body 'ball' started inside another (ball:2 / slab:1)*"])
+    assert _law(laws, "clear.xml", "model-contact-depth")["outcome"] == "passed"
+
+
+SETTLING = """<mujoco><option timestep="0.01"/><worldbody>
+    <geom type="plane" size="2 2 0.1" solimp="0.9 0.95 0.005" solref="0.005 1"/>
+    <body name="box" pos="0 0 0.05"><freejoint/>
+      <geom type="box" size="0.05 0.05 0.05" mass="0.2" solimp="0.9 0.95 0.005" solref="0.005 1"/></body>
+    </worldbody></mujoco>"""
+
+
+def test_settling_into_a_soft_contact_is_no_motion_to_resolve(pytester: pytest.Pytester) -> None:
+    """A box set on a floor sinks 0.98 mm into contacts 5 mm wide (solimp), to a depth refsafe ties to the
+    timestep (solref 5 ms is stepped as 20 ms, at half the step as 10 ms): halving the step moves it 0.16 mm,
+    0.16 of its motion, which failed model-timestep-converged. Settling within the contacts' soft width is not
+    a motion the timestep resolves: skipped, naming it. The pendulum of BREAKING still fails."""
+    pytester.path.joinpath("settling.xml").write_text(SETTLING)
+    result, laws = _run(pytester, "settling.xml", extra=("-k", "resolves",))
+    assert _law(laws, "settling.xml", "model-timestep-converged")["outcome"] == "skipped"
+    result.stdout.fnmatch_lines(["*no body moved more than 5000 um over the run (its resting contacts' soft width*"])
+
+
+def test_a_lone_body_has_nothing_to_collide_with(pytester: pytest.Pytester) -> None:
+    """A part file (a ball with its own free joint, no ground, no other body: Myosuite's soccer ball) has no pair
+    to collide, and no bits to set: model-can-collide skips naming it, instead of advising contype/conaffinity."""
+    pytester.path.joinpath("ball.xml").write_text("""<mujoco><worldbody><body name="ball" pos="0 0 1"><freejoint/>
+        <geom type="sphere" size="0.1" mass="0.4"/></body></worldbody></mujoco>""")
+    result, laws = _run(pytester, "ball.xml", extra=("-k", "can_collide",))
+    assert _law(laws, "ball.xml", "model-can-collide")["outcome"] == "skipped"
+    result.stdout.fnmatch_lines(["*every geom is body 'ball''s (no ground, no other body): nothing else to collide with*"])
