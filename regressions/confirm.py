@@ -94,6 +94,30 @@ def midpoint_spin() -> str:
     return f"energy at the start {start:.4g} J, highest over 10 s {top:.4g} J"
 
 
+def slider_crank() -> str:
+    """The slider-crank's moment arm, as MuJoCo applied it, against its length's slope along the hinge (central
+    difference), over 1 s of a servo driven to seeded targets: equal, or growing apart where each step adds to
+    the last step's arm."""
+    m = _model("mujoco_3_2_5_slider_crank.xml")
+    d = mujoco.MjData(m)
+    rng, worst = np.random.default_rng(1), 0.0
+    for i in range(500):
+        if i % 25 == 0:
+            d.ctrl[:] = rng.uniform(-0.1, 0.1, m.nu)
+        mujoco.mj_step(m, d)
+        if i % 50 == 49:
+            mujoco.mj_forward(m, d)  # the arm at this position (a step leaves the one of the position before)
+            arm = float(mujoco_versions.actuator_moments(m, d)[0, 0])
+            lengths = []
+            for sign in (1, -1):
+                probe = copy.copy(d)
+                probe.qpos[0] += sign * 1e-6
+                mujoco.mj_fwdPosition(m, probe)
+                lengths.append(float(probe.actuator_length[0]))
+            worst = max(worst, abs(arm - (lengths[0] - lengths[1]) / 2e-6))
+    return f"largest |moment arm - dlength/dq| over 1 s: {worst:.3g} m"
+
+
 def _warp_against_c(name: str, seconds: float, ctrl: float = 0.0) -> str:
     """The largest joint speed over `seconds` on MuJoCo Warp (one world, its default device) and on MuJoCo C, from
     the model's keyframe (or qpos0) with the controls at `ctrl`."""
@@ -133,7 +157,8 @@ def free_body_before_servo() -> str:
 
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
-         "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin}
+         "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin,
+         "mujoco-3.2.5-slider-crank": slider_crank}
 
 if __name__ == "__main__":
     case = sys.argv[1]

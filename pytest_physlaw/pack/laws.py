@@ -8,6 +8,7 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `inverse`: forward and inverse dynamics agree (mj_inverse returns the forces that produced qacc).
 - `gravcomp`: gravity compensation applies -gravcomp m g at each compensated body's centre of mass.
 - `wrenches`: the constraint wrenches booked on bodies (cfrc_ext, what force sensors read) are the solver's.
+- `transmission`: each actuator's moment arm is the derivative of its length (virtual work).
 - `inertia`: masses and inertias are matter inside the robot (no tighter than osmium, no wider than the
   robot) and links are no denser than osmium.
 - `rest`: the settled pose (sag, centre of mass, speed), the model's figures, contact load, depth and touch; the
@@ -87,4 +88,5 @@ from pytest_physlaw.pack.stepping import (  # noqa: F401
     test_timestep_is_stable_for_the_stiffest_mode,
     test_timestep_resolves_the_motion,
 )
+from pytest_physlaw.pack.transmission import test_moment_arms_are_the_lengths_derivative  # noqa: F401
 from pytest_physlaw.pack.wrenches import test_reported_constraint_wrenches_are_the_applied_forces  # noqa: F401

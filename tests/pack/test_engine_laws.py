@@ -1,4 +1,4 @@
-"""The pack's engine-consistency laws (inverse dynamics, gravity compensation, constraint wrenches) pass on the
+"""The pack's engine-consistency laws (inverse dynamics, gravity compensation, constraint wrenches, moment arms) pass on the
 corpus's trigger models under the pinned MuJoCo, and each check fails when MuJoCo's function it judges is made to
 compute what the shipped regressions computed (the fault injected for the inner run only)."""
 
@@ -17,6 +17,7 @@ CASES = {  # law id -> (trigger model, -k expression)
     "model-inverse-dynamics": ("mujoco_4ce62932_tendon_armature.xml", "inverse"),
     "model-gravcomp": ("mujoco_3066_gravcomp_nested.xml", "gravcomp"),
     "model-constraint-wrenches": ("mujoco_2179_fourbar_sites.xml", "wrenches"),
+    "model-actuator-moments": ("mujoco_3_2_5_slider_crank.xml", "lengths_derivative"),
 }
 
 
@@ -65,11 +66,19 @@ def _wrenches_on_the_next_body(real):
     return faulty
 
 
+def _moments_kept_from_the_last_pass(real):
+    def faulty(m, d):  # the moment rows added to, not refilled (a slider-crank's in MuJoCo 3.0.0-3.2.4)
+        real(m, d)
+        d.actuator_moment[:] *= 2
+    return faulty
+
+
 FOURBAR = "mujoco_2179_fourbar_anchor.xml"  # a loop: constraint forces to recover
 FAULTS = [("model-inverse-dynamics", None, "mj_inverse", _inverse_leaves_one_percent_out, "smooth_residual"),
           ("model-inverse-dynamics", FOURBAR, "mj_inverse", _inverse_recovers_another_force, "constraint_recovered"),
           ("model-gravcomp", None, "mj_forward", _forward_never_adds_gravcomp, "gravcomp_error"),
-          ("model-constraint-wrenches", None, "mj_rnePostConstraint", _wrenches_on_the_next_body, "wrench_mismatch")]
+          ("model-constraint-wrenches", None, "mj_rnePostConstraint", _wrenches_on_the_next_body, "wrench_mismatch"),
+          ("model-actuator-moments", None, "mj_forward", _moments_kept_from_the_last_pass, "moment_error")]
 
 
 @pytest.mark.parametrize(("law_id", "model", "function", "fault", "quantity"), FAULTS, ids=[f[4] for f in FAULTS])

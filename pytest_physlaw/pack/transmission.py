@@ -1,0 +1,92 @@
+"""An actuator's moment arm is the derivative of its length: the force it applies reaches each dof as
+moment^T force, and by virtual work that moment is d(length)/dq (MuJoCo's `actuator_moment` and
+`actuator_length`). Source: MuJoCo's documentation ("Computation": actuation model, transmissions); the principle
+of virtual work.
+
+The moment arms are the ones MuJoCo used at each state of the driven run (seeded controls, the same mjData
+stepped on), as its forward pass left them; the lengths' derivative is measured by central differences along
+each dof (`mj_integratePos`, then `mj_fwdPosition`, which computes the transmissions from the position alone).
+A transmission that keeps state from an earlier call, or differentiates its length wrongly, shows here: MuJoCo
+3.0.0-3.2.4 added each slider-crank's moment to the row it left from the last step instead of clearing it first
+(the moment grew step after step; changelog 3.2.5). Left out: transmissions without a length of the position
+(a site without a reference site, a body's adhesion, a ball or free joint's).
+
+Measured:
+`pytest --physlaw-model=MODEL.xml -k moment -s`; see docs/checking-a-model.md ("The laws, and what a finding means").
+"""
+
+from __future__ import annotations
+
+import copy
+
+import mujoco
+import numpy as np
+import pytest
+
+from pytest_physlaw.pack import runs
+
+SOURCE = "MuJoCo documentation, Computation (actuation model, transmissions); the principle of virtual work"
+STEP = 1e-6  # rad or m along each dof: a central difference's step
+ROUND_OFF = 1e-5  # of the actuator's largest moment arm: a central difference at STEP reads the derivative this well
+TRN = mujoco.mjtTrn
+
+
+def measured(model: mujoco.MjModel) -> np.ndarray:
+    """The actuators whose length is a function of the position: joint (hinge, slide), tendon, slider-crank, and
+    site transmissions with a reference site."""
+    kind = model.actuator_trntype
+    joint = np.isin(kind, [TRN.mjTRN_JOINT, TRN.mjTRN_JOINTINPARENT])
+    scalar_joint = np.zeros(model.nu, dtype=bool)
+    scalar_joint[joint] = np.isin(model.jnt_type[model.actuator_trnid[joint, 0]],
+                                  [mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE])
+    site = (kind == TRN.mjTRN_SITE) & (model.actuator_trnid[:, 1] >= 0)
+    return np.flatnonzero(scalar_joint | site | np.isin(kind, [TRN.mjTRN_TENDON, TRN.mjTRN_SLIDERCRANK]))
+
+
+def length_slope(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """(nu, nv) d(actuator_length)/dq at `data`'s position, by central differences along each dof."""
+    slope = np.zeros((model.nu, model.nv))
+    probe = copy.copy(data)
+    for dof in range(model.nv):
+        lengths = []
+        for sign in (1.0, -1.0):
+            probe.qpos[:] = data.qpos
+            step = np.zeros(model.nv)
+            step[dof] = sign * STEP
+            mujoco.mj_integratePos(model, probe.qpos, step, 1.0)
+            mujoco.mj_fwdPosition(model, probe)
+            lengths.append(probe.actuator_length.copy())
+        slope[:, dof] = (lengths[0] - lengths[1]) / (2 * STEP)
+    return slope
+
+
+def moment_error(model: mujoco.MjModel, data: mujoco.MjData, actuators: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each actuator's largest |moment - dlength/dq| over the dofs, its largest moment arm) at `data` as MuJoCo's
+    forward pass left it."""
+    moment = runs.moments(model, data)[actuators]
+    slope = length_slope(model, data)[actuators]
+    return np.max(np.abs(moment - slope), axis=1), np.max(np.abs(slope), axis=1)
+
+
+@pytest.mark.law("model-actuator-moments", source=SOURCE)
+def test_moment_arms_are_the_lengths_derivative(law, pack_model, driven, model_case) -> None:
+    """At the start and at each state of the driven run, each actuator's moment arm on each dof, as MuJoCo's
+    forward pass applied it, is the derivative of the actuator's length along that dof (central differences),
+    to 1e-5 of its largest moment arm: the force an actuator applies does the work its length's change says."""
+    model = pack_model.model
+    actuators = measured(model)
+    if not actuators.size:
+        pytest.skip(f"{model_case}: no actuator whose length is a function of the position (joint, tendon, "
+                    "slider-crank or site with a reference site)")
+    worst = np.zeros(actuators.size)
+    for state in driven.states:
+        error, scale = moment_error(model, state, actuators)
+        worst = np.maximum(worst, error / np.maximum(scale, 1e-9))
+    a = int(np.argmax(worst))
+    name = model.actuator(int(actuators[a])).name or str(int(actuators[a]))
+    law.check("moment_error", worst, le=ROUND_OFF, drift_abs=ROUND_OFF,
+              why=f"largest |actuator_moment - d(actuator_length)/dq| over the dofs and the states, a share of the "
+                  f"actuator's largest moment arm; worst {name!r} ({mujoco.mjtTrn(int(model.actuator_trntype[actuators[a]])).name}); "
+                  f"failing, MuJoCo {mujoco.__version__} applies this actuator's force through another moment than its "
+                  "length's: an engine defect where the transmission is MuJoCo's own (name it in a MuJoCo issue, or "
+                  "change MuJoCo version)")
