@@ -91,15 +91,18 @@ def device_kind() -> str:
     return "cpu"  # MuJoCo's CPU backend, wherever Newton's own kernels run
 
 
-def _import() -> tuple[Any, Any, Any]:
+def _import() -> tuple[Any, Any]:
+    """newton and its SolverMuJoCo, warp quiet and its kernel cache set first."""
     os.environ.setdefault("WARP_CACHE_PATH", str(CACHE))
     import warp as wp
 
-    wp.config.quiet = True
+    wp.config.quiet = True  # warp-lang before 1.14 prints its banner and each module load unless quiet
+    if hasattr(wp, "LOG_WARNING"):  # later releases log them at INFO
+        wp.config.log_level = wp.LOG_WARNING
     import newton
     from newton.solvers import SolverMuJoCo
 
-    return wp, newton, SolverMuJoCo
+    return newton, SolverMuJoCo
 
 
 def _builder(newton: Any, gravity: np.ndarray) -> Any:
@@ -115,13 +118,14 @@ def _builder(newton: Any, gravity: np.ndarray) -> Any:
 
 
 def _option_kwargs(solver_cls: Any, mjm: mujoco.MjModel) -> dict[str, Any]:
+    """The file's solver options as SolverMuJoCo's keywords, those the installed Newton takes."""
     taken = inspect.signature(solver_cls).parameters
     out: dict[str, Any] = {}
     for field, keyword in OPTIONS:
         if keyword is None or keyword not in taken or not hasattr(mjm.opt, field):
             continue
         value = getattr(mjm.opt, field)
-        out[keyword] = tuple(float(v) for v in value) if np.ndim(value) else value.item() if hasattr(value, "item") else value
+        out[keyword] = tuple(float(v) for v in value) if np.ndim(value) else value
     multiccd = getattr(mujoco.mjtDisableBit, "mjDSBL_MULTICCD", None)
     if "enable_multiccd" in taken and multiccd is not None:  # Newton turns MuJoCo's multi-contact CCD off unless asked
         out["enable_multiccd"] = not mjm.opt.disableflags & int(multiccd)
@@ -137,7 +141,7 @@ def _differs(a: Any, b: Any) -> bool:
 def build(mjm: mujoco.MjModel, source: str | Path) -> tuple[Any, Any, Any]:
     """Newton's model of the file and its MuJoCo solver on the CPU backend, with `mjm`'s solver options:
     (model, solver, newton); RouteUnsupported where Newton refuses the model or keeps another structure."""
-    wp, newton, solver_cls = _import()
+    newton, solver_cls = _import()
     version = newton.__version__
     builder = _builder(newton, np.asarray(mjm.opt.gravity, dtype=float))
     try:
