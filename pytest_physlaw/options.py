@@ -20,7 +20,8 @@ DEFAULT_REPORT = ".physlaw/report.json"
 DEFAULT_GAP_DIR = "docs/known_gaps"
 DEFAULT_VERSIONS = ["numpy", "mujoco", "warp-lang", "pytest", "hypothesis"]
 DEFAULT_MODEL_SECONDS = 1.0
-ROUTES = ("warp", "mjx")  # the model pack's optional routes: MuJoCo Warp, MJX (pytest_physlaw/pack/routes.py)
+ROUTES = ("warp", "mjx", "newton")  # the model pack's optional routes: MuJoCo Warp, MJX, Newton's SolverMuJoCo on
+# MuJoCo's CPU backend (pytest_physlaw/pack/routes/)
 ROUTE_KEYS = {  # ini physlaw_route_<key>: the settings a policy is trained with on the route
     "solver": "solver the route runs (CG or Newton)",
     "iterations": "the route's solver iteration cap",
@@ -80,8 +81,9 @@ def register(parser: pytest.Parser) -> None:
     group.addoption(
         "--physlaw-route", dest="physlaw_route", metavar="ROUTE", action="append", default=[], choices=ROUTES,
         help="also run each --physlaw-model on this route beside MuJoCo C, with the settings of ini "
-             "physlaw_route_* (repeatable: warp, mjx; adds to ini physlaw_model_routes). Needs the route's "
-             "packages (mujoco-warp, or mujoco-mjx and jax); without them its laws skip naming the versions.",
+             "physlaw_route_* (repeatable: warp, mjx, newton; adds to ini physlaw_model_routes). Needs the route's "
+             "packages (mujoco-warp; mujoco-mjx and jax; newton and mujoco-warp); without them its laws skip naming "
+             "the versions.",
     )
 
     parser.addini("physlaw_models", "MJCF files (or folders of them) the model law pack runs over, relative to "

@@ -155,10 +155,40 @@ def free_body_before_servo() -> str:
     return _warp_against_c("mujoco_warp_1333_free_body_before_servo.xml", 1.0, ctrl=0.5)
 
 
+def newton_unsorted_inertia() -> str:
+    """One step from rest under the servo's control 1, Newton's SolverMuJoCo on MuJoCo's CPU backend against MuJoCo C
+    on the same file (the file's Euler integrator passed to Newton, its controls taken as the file's): the joint
+    speed each reaches, and the hinge's inertia in each compiled model (MuJoCo's own mass matrix, `mj_fullM`)."""
+    import newton
+    from newton.solvers import SolverMuJoCo
+
+    path = str(HERE / "models" / "newton_3017_unsorted_inertia.xml")
+    m = _model("newton_3017_unsorted_inertia.xml")
+    d = mujoco.MjData(m)
+    d.ctrl[:] = 1.0
+    mujoco.mj_step(m, d)
+    builder = newton.ModelBuilder()
+    builder.add_mjcf(path, ctrl_direct=True)
+    model = builder.finalize(device="cpu")
+    solver = SolverMuJoCo(model, use_mujoco_cpu=True, integrator=int(m.opt.integrator))
+    state_in, state_out, control = model.state(), model.state(), model.control()
+    control.mujoco.ctrl.assign(np.ones(m.nu, dtype=np.float32))
+    newton.eval_fk(model, model.joint_q, model.joint_qd, state_in)
+    solver.step(state_in, state_out, control, None, m.opt.timestep)
+    inertia = []
+    for mm in (solver.mj_model, m):
+        dd = mujoco.MjData(mm)
+        mujoco.mj_forward(mm, dd)
+        inertia.append(mujoco_versions.full_mass(mm, dd)[0, 0])
+    return (f"newton {newton.__version__}: joint speed after one step, Newton {solver.mj_data.qvel[0]:.6g}, MuJoCo C "
+            f"{d.qvel[0]:.6g} rad/s (ratio {solver.mj_data.qvel[0] / d.qvel[0]:.4f}); hinge inertia in Newton's CPU "
+            f"model {inertia[0]:.5g}, in MuJoCo's {inertia[1]:.5g} kg m^2")
+
+
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
          "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin,
-         "mujoco-3.2.5-slider-crank": slider_crank}
+         "mujoco-3.2.5-slider-crank": slider_crank, "newton-3017": newton_unsorted_inertia}
 
 if __name__ == "__main__":
     case = sys.argv[1]

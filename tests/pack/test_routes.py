@@ -118,7 +118,7 @@ def test_the_pack_imports_without_warp_or_jax() -> None:
 
 
 @pytest.mark.parametrize(("option", "ini", "message"), [
-    ("--physlaw-route=newton", "", "invalid choice: 'newton'"),
+    ("--physlaw-route=gpu", "", "invalid choice: 'gpu'"),
     ("", "physlaw_model_routes = warp gpu", "unknown route 'gpu'"),
     ("--physlaw-route=warp", "physlaw_route_iterations = 0", "physlaw_route_iterations: '0' must be a whole number >= 1"),
     ("--physlaw-route=mjx", "physlaw_route_precision = float16", "'float16' is not one of float32, float64"),

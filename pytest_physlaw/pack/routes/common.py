@@ -1,7 +1,8 @@
 """What the route laws share, without importing any route: the settings a policy is trained with on a route
 (ini `physlaw_route_*`), the worlds a route run steps, what a run gives back, and whether a route can run here.
 
-A route is MuJoCo Warp (`warp`: mujoco-warp on warp-lang) or MJX (`mjx`: mujoco-mjx on jax). Whether it runs
+A route is MuJoCo Warp (`warp`: mujoco-warp on warp-lang), MJX (`mjx`: mujoco-mjx on jax) or Newton (`newton`:
+Newton's SolverMuJoCo on MuJoCo's CPU backend). Whether it runs
 is decided from the installed versions before anything is imported (`unavailable`), as the suite's own route
 laws decide (`fixtures/warp/support.py`, `fixtures/mjx/versions.py`); without the packages, or with a
 mismatch, every route law skips naming the versions found, and the pack still imports.
@@ -138,6 +139,10 @@ def unavailable(route: str) -> str | None:
     if route == "warp":
         support = kit.scenes("warp.support")
         return support.why_unavailable(support.PACK_OLDEST)
+    if route == "newton":  # the adapter decides from metadata at import; warp and newton are imported on a run
+        from pytest_physlaw.pack.routes import newton
+
+        return newton.unavailable()
     return kit.scenes("mjx.versions").unavailable_reason()
 
 
