@@ -51,6 +51,8 @@ def run_case(case: dict, envs: Path, work: Path, out) -> dict:
     row = {"id": case["id"]}
     for key, side in sides.items():
         upgrade.ensure(side, out)
+        # Warp's compiled kernels kept with each environment: one cache shared by warp-lang releases is not safe
+        os.environ["WARP_CACHE_PATH"] = str(side.env / "warp-cache")
         row[f"{key}_confirm"] = confirm(side, case["id"])
         options = case.get("options", [])
         row[f"{key}_failed"], _ = check(side, HERE / case["model"], work / case["id"], options)
