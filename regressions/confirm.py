@@ -185,10 +185,36 @@ def newton_unsorted_inertia() -> str:
             f"model {inertia[0]:.5g}, in MuJoCo's {inertia[1]:.5g} kg m^2")
 
 
+def ccd_margin_dist() -> str:
+    """The fix's own expectation: a contact's `dist` is the surfaces' distance, the same on MuJoCo Warp's CCD path as
+    in MuJoCo C. The ball is set 1 mm above the table, inside the pair's 2 mm margin, and one forward pass of each
+    reports the contacts' distances."""
+    import mujoco_warp as mjw
+    import warp as wp
+
+    m = _model("mujoco_warp_1188_ccd_margin_ball_on_mesh_table.xml")
+    d = mujoco.MjData(m)
+    d.qpos[2] = 0.101 + m.geom_size[m.geom("ball").id, 0]  # 1 mm above the table's top at z = 0.1
+    mujoco.mj_forward(m, d)
+    wm, wd = mjw.put_model(m), mjw.put_data(m, d)
+    mjw.forward(wm, wd)
+    wp.synchronize()
+    nacon = int(wd.nacon.numpy()[0])
+    route = wd.contact.dist.numpy()[:nacon]
+    c = d.contact.dist[: d.ncon]
+    return (f"contact dist with the ball 1 mm above the table (pair margin {1000 * d.contact.includemargin[0]:.3g} "
+            f"mm): MuJoCo Warp {_mm(route)}, MuJoCo C {_mm(c)} mm")
+
+
+def _mm(dist: np.ndarray) -> str:
+    return f"{1000 * dist.min():.3g}..{1000 * dist.max():.3g}" if dist.size else "no contact"
+
+
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
          "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin,
-         "mujoco-3.2.5-slider-crank": slider_crank, "newton-3017": newton_unsorted_inertia}
+         "mujoco-3.2.5-slider-crank": slider_crank, "newton-3017": newton_unsorted_inertia,
+         "mujoco-warp-1188": ccd_margin_dist}
 
 if __name__ == "__main__":
     case = sys.argv[1]

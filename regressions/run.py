@@ -65,6 +65,8 @@ def run_case(case: dict, envs: Path, work: Path, out) -> dict:
     reports: dict[str, Path] = {}
     for key, side in sides.items():
         upgrade.ensure(side, out)
+        # Warp's compiled kernels kept with each environment: one cache shared by warp-lang releases is not safe
+        os.environ["WARP_CACHE_PATH"] = str(side.env / "warp-cache")
         row[f"{key}_confirm"] = confirm(side, case["id"])
         options = case.get("options", [])
         for model, label in ((case["model"], ""), (case.get("untriggered"), "_untriggered")):

@@ -18,6 +18,7 @@ import sys
 import textwrap
 
 import mujoco
+import numpy as np
 import pytest
 
 from fixtures.solver.scenes import slope_xml
@@ -223,6 +224,16 @@ def test_warp_contact_capacity_too_small_fails_law_1(pytester: pytest.Pytester) 
     result, laws = _run(pytester, SLOPE, "warp", steps=50)
     assert set(result.parseoutcomes()) == {"passed", "deselected"}, result.stdout.str()
     assert _check(laws["test_route_runs_the_model:warp"], "contacts_over_capacity")["value"] < 1
+
+
+def test_mujoco_warp_before_3_9_tells_its_overflows_by_its_counters() -> None:
+    """mujoco-warp 3.5 to 3.8 has no overflow bits but counts contacts and rows on past the capacity: a count over
+    it is the overflow (without it 3.5.0 reports no narrowphase_overflow_steps: the test above fails)."""
+    _warp_or_skip()
+    from pytest_physlaw.pack.routes import warp as adapter
+
+    assert adapter.counted_overflow(5, 4, np.array([3, 8]), 8) == {"NARROWPHASE": True, "NEFC": False}
+    assert adapter.counted_overflow(4, 4, np.array([3, 9]), 8) == {"NARROWPHASE": False, "NEFC": True}
 
 
 def test_mjx_contact_capacity_too_small_fails_law_1(pytester: pytest.Pytester) -> None:

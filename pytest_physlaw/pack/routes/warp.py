@@ -10,7 +10,8 @@ Each step is one captured graph replayed (a CUDA graph, or on the CPU warp-lang 
 between steps the controls of the next step are written and what the laws read is copied out: every
 world's state and bodies, its solver iterations, whether its solve stopped at the cap, its contact and
 constraint-row counts, and MJWarp's own overflow bits (contacts beyond `naconmax`, rows beyond `njmax`,
-broad- and narrow-phase buffers): MJWarp drops what does not fit and only sets a bit (and prints).
+broad- and narrow-phase buffers): MJWarp drops what does not fit and only sets a bit (and prints); before
+3.9, which has no bits, the contact and row counters tell the two overflows (they count on past the capacity).
 """
 
 from __future__ import annotations
@@ -34,6 +35,15 @@ CAPACITY_BITS = {name: int(getattr(OVERFLOW, name)) for name in
                  ("NEFC", "NJMAX_NNZ", "BROADPHASE", "NARROWPHASE", "CCD", "HFIELD", "EPA_HORIZON", "NVMAX")
                  if hasattr(OVERFLOW, name)}
 LS_BIT = int(getattr(OVERFLOW, "LS_ITERATIONS", 0))
+# Before 3.9 MJWarp drops what does not fit without a bit, but its counters run on past the capacity (a contact or a
+# row is counted with an atomic add before the capacity check): there the counts tell the same two overflows
+COUNTED = () if OVERFLOW is not None else ("NARROWPHASE", "NEFC")
+
+
+def counted_overflow(nacon: int, naconmax: int, nefc: np.ndarray, njmax: int) -> dict[str, bool]:
+    """The overflows of one step read from MJWarp's counters: contacts of all worlds beyond `naconmax` (named as
+    later releases' NARROWPHASE bit), a world's constraint rows beyond `njmax` (NEFC)."""
+    return {"NARROWPHASE": nacon > naconmax, "NEFC": bool(np.any(nefc > njmax))}
 
 
 def device_kind() -> str:
@@ -77,7 +87,7 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
     shape = lambda *s: np.zeros((n, steps + 1, *s))  # noqa: E731
     qpos, qvel, xipos, xquat = shape(mjm.nq), shape(mjm.nv), shape(mjm.nbody, 3), shape(mjm.nbody, 4)
     niter, capped = np.zeros((n, steps), dtype=int), np.zeros((n, steps), dtype=bool)
-    overflow = {name: 0 for name in CAPACITY_BITS}
+    overflow = {name: 0 for name in (*CAPACITY_BITS, *COUNTED)}
     ls_capped = 0
     contacts_max = rows_max = 0
     ctrl = np.stack([w.ctrl for w in worlds]).astype(np.float32)  # (n, steps, nu)
@@ -130,11 +140,14 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
                 overflow[name] += int(np.any(bits & bit))
             if bits.any():
                 flags.zero_()
-            nacon = int(d.nacon.numpy()[0])
+            nacon, nefc = int(d.nacon.numpy()[0]), d.nefc.numpy()
             if nacon:
                 per_world = np.bincount(d.contact.worldid.numpy()[:nacon], minlength=n)
                 contacts_max = max(contacts_max, int(per_world.max()))
-            rows_max = max(rows_max, int(d.nefc.numpy().max()))
+            rows_max = max(rows_max, int(nefc.max()))
+            if COUNTED:
+                for name, over in counted_overflow(nacon, int(d.naconmax), nefc, int(d.njmax)).items():
+                    overflow[name] += int(over)
         qfrc, force = d.qfrc_constraint.numpy().copy(), d.actuator_force.numpy().copy()
     notes = []
     if ls_capped:
