@@ -152,10 +152,26 @@ def mjx_direct_solref() -> str:
             f"MJX {1000 * float(dx.qpos[2]):.2f}, C {1000 * d.qpos[2]:.2f} mm (jax {jax.__version__}, float32)")
 
 
+def mjx_actuator_force() -> str:
+    """The servo arm held by C for 1 s; at C's state (its qpos and qvel put on MJX's own fresh Data: `put_data`
+    would copy C's forces in), the servos' force as MJX reports it (`Data.actuator_force`) against C's."""
+    import jax
+    from mujoco import mjx
+
+    m = _model("mjx_2068_servo_arm.xml")
+    d = mujoco.MjData(m)
+    for _ in range(int(round(1.0 / m.opt.timestep))):
+        mujoco.mj_step(m, d)
+    mx = mjx.put_model(m)
+    at_c = mjx.make_data(mx).replace(qpos=np.array(d.qpos), qvel=np.array(d.qvel))
+    got = np.asarray(jax.jit(mjx.forward)(mx, at_c).actuator_force, dtype=float)
+    return f"servo forces of the held arm: MJX {np.round(got, 3)}, C {np.round(d.actuator_force, 3)} N m (jax {jax.__version__})"
+
+
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
          "mujoco-weld-sensors": weld_sensors, "mjx-22e4f7fc3": mjx_frictionloss,
-         "mjx-1668": mjx_direct_solref}
+         "mjx-1668": mjx_direct_solref, "mjx-2068": mjx_actuator_force}
 
 if __name__ == "__main__":
     case = sys.argv[1]
