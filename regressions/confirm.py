@@ -210,11 +210,64 @@ def _mm(dist: np.ndarray) -> str:
     return f"{1000 * dist.min():.3g}..{1000 * dist.max():.3g}" if dist.size else "no contact"
 
 
+def mjx_frictionloss() -> str:
+    """The fix's own check on the trigger: MJX's acceleration (`mjx.forward`, float32: JAX's default and what the
+    route runs) against C's on the same state, the two hinges at rest under torques below their frictionloss
+    (the friction rows in their quadratic zone)."""
+    import jax
+    from mujoco import mjx
+
+    m = _model("mjx_22e4f7fc3_frictionloss.xml")
+    d = mujoco.MjData(m)
+    d.ctrl[:] = [0.5, -0.2]
+    mujoco.mj_forward(m, d)
+    got = np.asarray(jax.jit(mjx.forward)(mjx.put_model(m), mjx.put_data(m, d)).qacc, dtype=float)
+    gap = np.max(np.abs(got - d.qacc)) / np.max(np.abs(d.qacc))
+    return (f"qacc at rest under torques (0.5, -0.2): MJX {np.round(got, 3)}, C {np.round(d.qacc, 3)} rad/s^2 "
+            f"(largest difference {gap:.2g} of C's largest; jax {jax.__version__}, float32)")
+
+
+def mjx_direct_solref() -> str:
+    """The box resting on C for 1 s; at C's state, MJX's vertical acceleration of the box (C's: zero, at rest), and
+    where MJX alone carries the box in 1 s from the start (float32)."""
+    import jax
+    from mujoco import mjx
+
+    m = _model("mjx_1668_direct_solref.xml")
+    d = mujoco.MjData(m)
+    for _ in range(int(round(1.0 / m.opt.timestep))):
+        mujoco.mj_step(m, d)
+    mx = mjx.put_model(m)
+    at_c = float(jax.jit(mjx.forward)(mx, mjx.put_data(m, d)).qacc[2])
+    dx, step = mjx.make_data(mx), jax.jit(mjx.step)
+    for _ in range(int(round(1.0 / m.opt.timestep))):
+        dx = step(mx, dx)
+    return (f"box at rest on C's contact: vertical qacc MJX {at_c:.3g}, C {d.qacc[2]:.2g} m/s^2; height after 1 s "
+            f"MJX {1000 * float(dx.qpos[2]):.2f}, C {1000 * d.qpos[2]:.2f} mm (jax {jax.__version__}, float32)")
+
+
+def mjx_actuator_force() -> str:
+    """The servo arm held by C for 1 s; at C's state (its qpos and qvel put on MJX's own fresh Data: `put_data`
+    would copy C's forces in), the servos' force as MJX reports it (`Data.actuator_force`) against C's."""
+    import jax
+    from mujoco import mjx
+
+    m = _model("mjx_2068_servo_arm.xml")
+    d = mujoco.MjData(m)
+    for _ in range(int(round(1.0 / m.opt.timestep))):
+        mujoco.mj_step(m, d)
+    mx = mjx.put_model(m)
+    at_c = mjx.make_data(mx).replace(qpos=np.array(d.qpos), qvel=np.array(d.qvel))
+    got = np.asarray(jax.jit(mjx.forward)(mx, at_c).actuator_force, dtype=float)
+    return f"servo forces of the held arm: MJX {np.round(got, 3)}, C {np.round(d.actuator_force, 3)} N m (jax {jax.__version__})"
+
+
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
          "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin,
          "mujoco-3.2.5-slider-crank": slider_crank, "newton-3017": newton_unsorted_inertia,
-         "mujoco-warp-1188": ccd_margin_dist}
+         "mujoco-warp-1188": ccd_margin_dist, "mjx-22e4f7fc3": mjx_frictionloss,
+         "mjx-1668": mjx_direct_solref, "mjx-2068": mjx_actuator_force}
 
 if __name__ == "__main__":
     case = sys.argv[1]

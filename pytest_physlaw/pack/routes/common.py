@@ -143,7 +143,8 @@ def unavailable(route: str) -> str | None:
         from pytest_physlaw.pack.routes import newton
 
         return newton.unavailable()
-    return kit.scenes("mjx.versions").unavailable_reason()
+    versions = kit.scenes("mjx.versions")
+    return versions.unavailable_reason(oldest=versions.PACK_OLDEST, oldest_jax=versions.PACK_OLDEST_JAX)
 
 
 def route_model(model: mujoco.MjModel, setup: RouteSetup, *, iterations: int | None = None) -> mujoco.MjModel:

@@ -64,13 +64,15 @@ def with_contact_capacity(path: Path, mjm: mujoco.MjModel, nconmax: int) -> mujo
 
 
 def _step(mx, d):
-    """One MJX step and its solver iterations, read from MJX's own solver loop (`fixtures.mjx.route`); the cap
-    itself where the cap is 1 (no loop); -1 where the step solves more than once (RK4)."""
+    """One MJX step and its solver iterations, read from MJX's own solver loop (`fixtures.mjx.route`). Where no
+    loop ran: 0 for a model without constraint rows (MJX solves nothing), else the cap itself (a cap of 1 runs
+    its one iteration outside a loop); -1 where the step solves more than once (RK4)."""
     found: list = []
     with route.solver_iterations(found):
         d = mjx.step(mx, d)
     if not found:
-        return d, jnp.asarray(mx.opt.iterations)
+        rows = route.releases.implementation(d).efc_J.size  # static: the model's constraint rows
+        return d, jnp.asarray(mx.opt.iterations if rows else 0)
     if len(found) == 1:
         return d, found[0]
     # RK4 solves inside a jax.lax.scan of its stages: those counts live in the scan's own trace and cannot be
@@ -84,7 +86,7 @@ def _rollout(mx, d0, qpos, qvel, act, warm, ctrl, cap_points):
 
     def one(d, c):
         d, niter = _step(mx, d.replace(ctrl=c))
-        contact = d._impl.contact
+        contact = route.releases.contact(d)
         touching = contact.dist < contact.includemargin
         full = jnp.asarray(False)
         if cap_points > 0:
@@ -92,10 +94,10 @@ def _rollout(mx, d0, qpos, qvel, act, warm, ctrl, cap_points):
                 in_dim = np.asarray(contact.dim) == dim
                 if int(in_dim.sum()) >= cap_points:
                     full = full | (jnp.sum(touching & in_dim) >= cap_points)
-        return d, (d.qpos, d.qvel, d.xipos, d.xquat, niter, jnp.sum(touching), full)
+        return d, (d.qpos, d.qvel, d.xipos, d.xquat, niter, jnp.sum(touching), full, d.act)
 
     d, out = jax.lax.scan(one, d, ctrl)
-    return out, d.qfrc_constraint, d.actuator_force
+    return out, d.qfrc_constraint, route.releases.actuator_force(d)
 
 
 _ROLLOUTS: dict[int, object] = {}
@@ -155,13 +157,18 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
             tick = time.perf_counter()
             out, qfrc, force = jax.block_until_ready(flat(*leaves))
         run_seconds = time.perf_counter() - tick
-    qpos, qvel, xipos, xquat, niter, touching, full = (np.asarray(a) for a in out)
+    qpos, qvel, xipos, xquat, niter, touching, full, act = (np.asarray(a) for a in out)
     start = _start_bodies(mjm, worlds)
 
     def with_start(first: np.ndarray, rest: np.ndarray) -> np.ndarray:
         return np.concatenate([first[:, None], rest.astype(float)], axis=1)
 
     niter = niter.reshape(n, steps)
+    if force is None:  # MJX 3.1 keeps no actuator force: C's actuator model on the route's own state of the last
+        # step's start (where a step computes its forces), under the last step's controls
+        before = [with_start(np.stack([getattr(w, k) for w in worlds]), v)[:, -2] for k, v in
+                  (("qpos", qpos), ("qvel", qvel), ("act", act))]
+        force = _c_actuator_force(mjm, *before, np.stack([w.ctrl[-1] for w in worlds]))
     overflow, notes = {}, []
     if cap_points > 0 or numeric(mjm, "max_geom_pairs") > 0:
         filled = int(np.count_nonzero(full))
@@ -179,6 +186,18 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
                     contacts_max=int(np.max(touching)) if touching.size else 0, rows_max=0,
                     capacity={"contacts": cap_points if cap_points > 0 else None, "rows": None},
                     compile_seconds=compile_seconds, step_seconds=run_seconds / max(steps, 1), notes=notes)
+
+
+def _c_actuator_force(mjm: mujoco.MjModel, qpos: np.ndarray, qvel: np.ndarray, act: np.ndarray,
+                      ctrl: np.ndarray) -> np.ndarray:
+    """(nworld, nu) the actuator forces MuJoCo C computes at each world's state under its controls."""
+    data = mujoco.MjData(mjm)
+    forces = []
+    for q, v, a, c in zip(qpos, qvel, act, ctrl):
+        data.qpos[:], data.qvel[:], data.act[:], data.ctrl[:] = q, v, a, c
+        mujoco.mj_forward(mjm, data)
+        forces.append(data.actuator_force.copy())
+    return np.array(forces).reshape(len(qpos), mjm.nu)
 
 
 def _start_bodies(mjm: mujoco.MjModel, worlds: list[World]) -> tuple[np.ndarray, np.ndarray]:
