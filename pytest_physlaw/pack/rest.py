@@ -158,10 +158,11 @@ def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, set
 
 def _extent_contacts(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
     """(indices, the thinner geom's smallest half-extent) of `data`'s contacts between geoms of which one has an
-    extent (not two planes or heightfields): the contacts the resting laws measure."""
+    extent (not two planes or heightfields, not a flex's): the contacts the resting laws measure."""
     n = data.ncon
     a, b = (np.asarray(data.contact.geom1[:n], dtype=int), np.asarray(data.contact.geom2[:n], dtype=int))
-    thinner = _thinner_extent(model, a, b)
+    geoms = (a >= 0) & (b >= 0)  # a contact with a flex has no geom on that side (-1): not a geom pair
+    thinner = np.where(geoms, _thinner_extent(model, np.maximum(a, 0), np.maximum(b, 0)), np.inf)
     keep = np.flatnonzero(np.isfinite(thinner))
     return keep, thinner[keep]
 

@@ -212,9 +212,19 @@ def floating_roots(model: mujoco.MjModel) -> list[int]:
             if int(model.jnt_type[j]) == free and model.body_parentid[model.jnt_bodyid[j]] == 0]
 
 
+def flex_nodes(model: mujoco.MjModel) -> set[int]:
+    """The bodies that move a flex: its vertices' (`flex_vertbodyid`) or, where its vertices are interpolated
+    (`dof="trilinear"`, `"quadratic"`), its control nodes' (`flex_nodebodyid`, MuJoCo 3.3 on): the soft body's
+    nodes, whose mass and inertia the flex's compiler sets and whose contacts are the flex's (its own contype and
+    conaffinity, not a geom's)."""
+    ids = [np.asarray(getattr(model, name, []), dtype=int) for name in ("flex_vertbodyid", "flex_nodebodyid")]
+    return set(np.concatenate(ids).tolist()) - {0, -1}
+
+
 def falling_roots(model: mujoco.MjModel) -> list[int]:
     """Roots of trees that gravity can move down: a free joint's, or a root body with a slide joint along gravity
-    (a planar walker's rootz: gymnasium's Hopper, dm_control's walker). What holds them up is contact alone."""
+    (a planar walker's rootz: gymnasium's Hopper, dm_control's walker). What holds them up is contact alone. A
+    flex's nodes are left out: the flex holds them (a soft bunny's vertex bodies slide freely along gravity)."""
     data = mujoco.MjData(model)
     mujoco.mj_kinematics(model, data)
     g = np.asarray(model.opt.gravity, dtype=float)
@@ -225,7 +235,7 @@ def falling_roots(model: mujoco.MjModel) -> list[int]:
         if (model.body_parentid[body] == 0 and int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_SLIDE)
                 and abs(float(data.xaxis[j] @ down)) > 0.5 and not model.jnt_limited[j]):
             roots.add(body)
-    return sorted(roots)
+    return sorted(roots - flex_nodes(model))
 
 
 def equality_trees(model: mujoco.MjModel, eq: int) -> set[int]:

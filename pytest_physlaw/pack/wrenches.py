@@ -47,7 +47,10 @@ def _rows(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
 
 
 def mismatch(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[float, float, int]:
-    """(|sum_b J_b^T cfrc_ext_b - J_rows^T f_rows|, |J_rows^T f_rows|, worst dof) at `state` (not changed)."""
+    """(|sum_b J_b^T cfrc_ext_b - J_rows^T f_rows|, the scale its round-off goes with, worst dof) at `state` (not
+    changed); the scale is the largest generalised constraint force of any row (the wrenches are booked beside the
+    others': a Newton's cradle's balls touch with 1e-13 N while tendon limits carry them), 0 where no contact, connect
+    or weld row carries force."""
     data = copy.copy(state)
     data.xfrc_applied[:] = 0  # cfrc_ext books applied wrenches too: none, so it holds constraint forces only
     mujoco.mj_forward(model, data)
@@ -56,25 +59,27 @@ def mismatch(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[float, float,
         return 0.0, 0.0, 0
     jac = mujoco_versions.constraint_jacobian(model, data)
     want = jac[keep].T @ data.efc_force[: data.nefc][keep]
-    booked = _constraint_wrenches(model, data)
+    booked = _constraint_wrenches(model, data, keep)
     got = np.zeros(model.nv)
     jacp, jacr = np.zeros((3, model.nv)), np.zeros((3, model.nv))
     for b in np.flatnonzero(np.any(booked[1:] != 0, axis=1)) + 1:
         mujoco.mj_jac(model, data, jacp, jacr, data.subtree_com[model.body_rootid[b]], int(b))
         got += jacr.T @ booked[b, :3] + jacp.T @ booked[b, 3:]
     error = np.abs(got - want)
-    return float(np.max(error)), float(np.max(np.abs(want))), int(np.argmax(error))
+    force = float(np.max(np.abs(want)))
+    scale = max(force, float(np.max(np.abs(data.qfrc_constraint)))) if force > 0 else 0.0
+    return float(np.max(error)), scale, int(np.argmax(error))
 
 
-def _constraint_wrenches(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
-    """(nbody, 6) the part of `cfrc_ext` (after `mj_rnePostConstraint`) that the constraint forces make: as booked,
-    less the same state's with every efc_force zeroed. MuJoCo books other forces there too (3.14 books the
+def _constraint_wrenches(model: mujoco.MjModel, data: mujoco.MjData, rows: np.ndarray) -> np.ndarray:
+    """(nbody, 6) the part of `cfrc_ext` (after `mj_rnePostConstraint`) that the forces of `rows` make: as booked,
+    less the same state's with those rows' efc_force zeroed. MuJoCo books other forces there too (3.14 books the
     actuator force a spatial tendon pulls its bodies with: Myosuite's hand, muscles only, no contact, read a
     'mismatch' of 5.2 against a constraint force of 0)."""
     mujoco.mj_rnePostConstraint(model, data)
     booked = data.cfrc_ext.copy()
     unloaded = copy.copy(data)
-    unloaded.efc_force[:] = 0
+    unloaded.efc_force[: data.nefc][rows] = 0
     mujoco.mj_rnePostConstraint(model, unloaded)
     return booked - unloaded.cfrc_ext
 
