@@ -110,11 +110,12 @@ def test_moment_arms_are_the_lengths_derivative(law, pack_model, driven, model_c
         full = np.zeros((model.nu, model.nv))
         full[actuators] = moment
         worst = np.maximum(worst, mismatch(full, model, state, dofs)[actuators])
-    a = int(np.argmax(worst))
-    name = model.actuator(int(actuators[a])).name or str(int(actuators[a]))
+    a = int(actuators[int(np.argmax(worst))])
+    name, kind = model.actuator(a).name or str(a), mujoco.mjtTrn(int(model.actuator_trntype[a])).name
     law.check("moment_error", worst, le=ROUND_OFF, drift_abs=ROUND_OFF,
               why=f"largest |actuator_moment - d(actuator_length)/dq| over the dofs and the states, beyond what central "
-                  f"differences of {STEPS[0]:g} and {STEPS[1]:g} disagree by, a share of the actuator's largest moment arm; worst {name!r} ({mujoco.mjtTrn(int(model.actuator_trntype[actuators[a]])).name}); "
+                  f"differences of {STEPS[0]:g} and {STEPS[1]:g} disagree by, a share of the actuator's largest moment "
+                  f"arm; worst {name!r} ({kind}); "
                   f"failing, MuJoCo {mujoco.__version__} applies this actuator's force through another moment than its "
                   "length's: an engine defect where the transmission is MuJoCo's own (name it in a MuJoCo issue, or "
                   "change MuJoCo version)")
