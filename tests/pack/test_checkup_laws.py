@@ -129,6 +129,14 @@ def _law(laws: dict, model: str, law_id: str) -> dict:
     return record
 
 
+def _follows(laws: dict, model: str, law_id: str, premise: str) -> dict:
+    """The record of `law_id` on `model`, asserted to be listed as the consequence of `premise`, which failed."""
+    assert _law(laws, model, premise)["outcome"] == "failed"
+    record = _law(laws, model, law_id)
+    assert record["outcome"] == "xfailed" and record["follows"] == premise, record
+    return record
+
+
 @pytest.mark.parametrize("law_id", BREAKING)
 def test_each_checkup_law_fails_on_a_model_that_breaks_it(pytester: pytest.Pytester, law_id: str) -> None:
     pytester.path.joinpath("broken.xml").write_text(BREAKING[law_id])
@@ -303,9 +311,7 @@ def test_a_body_an_equality_holds_is_weighed_with_it_and_a_downstream_depth_foll
     for model in ("overlap.xml", "clear.xml"):
         carried = _law(laws, model, "model-contact-carries-weight")
         assert carried["outcome"] == "passed" and carried["checks"][0]["value"] == pytest.approx(1.0, abs=0.02)
-    assert _law(laws, "overlap.xml", "model-start-penetration")["outcome"] == "failed"
-    depth = _law(laws, "overlap.xml", "model-contact-depth")
-    assert depth["outcome"] == "xfailed" and depth["follows"] == "model-start-penetration"
+    _follows(laws, "overlap.xml", "model-contact-depth", "model-start-penetration")
     for law_id in ("model-start-penetration", "model-contact-depth"):  # no contact at all: skipped
         assert _law(laws, "clear.xml", law_id)["outcome"] in ("passed", "skipped")
     result.stdout.fnmatch_lines(["*move them apart where qpos0 puts them (the model has no keyframe*",
@@ -395,9 +401,7 @@ def test_a_motion_that_starts_from_an_overlap_follows_from_it(pytester: pytest.P
     pytester.path.joinpath("kicked.xml").write_text(arm.format(z=0.5))
     pytester.path.joinpath("apart.xml").write_text(arm.format(z=0.2))
     _, laws = _run(pytester, "kicked.xml", "apart.xml", extra=("-k", "resolves_the or penetrating"))
-    assert _law(laws, "kicked.xml", "model-start-penetration")["outcome"] == "failed"
-    kicked = _law(laws, "kicked.xml", "model-timestep-converged")
-    assert kicked["outcome"] == "xfailed" and kicked["follows"] == "model-start-penetration"
+    kicked = _follows(laws, "kicked.xml", "model-timestep-converged", "model-start-penetration")
     assert kicked["checks"][0]["value"] > 0.1
     assert _law(laws, "apart.xml", "model-timestep-converged")["outcome"] == "passed"
 
@@ -467,9 +471,7 @@ def test_a_body_that_starts_inside_another_is_the_cause_of_how_deep_it_rests_els
     pytester.path.joinpath("wedged.xml").write_text(WEDGED.format(slab=0.064))
     pytester.path.joinpath("clear.xml").write_text(WEDGED.format(slab=0.12))
     result, laws = _run(pytester, "wedged.xml", "clear.xml", extra=("-k", "sink_less or penetrating"))
-    assert _law(laws, "wedged.xml", "model-start-penetration")["outcome"] == "failed"
-    depth = _law(laws, "wedged.xml", "model-contact-depth")
-    assert depth["outcome"] == "xfailed" and depth["follows"] == "model-start-penetration"
+    _follows(laws, "wedged.xml", "model-contact-depth", "model-start-penetration")
     result.stdout.fnmatch_lines(["*body 'ball' started inside another (ball:2 / slab:1)*"])
     assert _law(laws, "clear.xml", "model-contact-depth")["outcome"] == "passed"
 
