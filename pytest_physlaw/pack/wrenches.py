@@ -78,10 +78,13 @@ def _constraint_wrenches(model: mujoco.MjModel, data: mujoco.MjData, rows: np.nd
     'mismatch' of 5.2 against a constraint force of 0)."""
     mujoco.mj_rnePostConstraint(model, data)
     booked = data.cfrc_ext.copy()
-    unloaded = copy.copy(data)
-    unloaded.efc_force[: data.nefc][rows] = 0
-    mujoco.mj_rnePostConstraint(model, unloaded)
-    return booked - unloaded.cfrc_ext
+    force = data.efc_force.copy()  # on `data` itself: MuJoCo 3.0's copy of an MjData zeroes its contacts
+    data.efc_force[: data.nefc][rows] = 0
+    mujoco.mj_rnePostConstraint(model, data)
+    unloaded = data.cfrc_ext.copy()
+    data.efc_force[:] = force
+    mujoco.mj_rnePostConstraint(model, data)
+    return booked - unloaded
 
 
 @pytest.mark.law("model-constraint-wrenches", source=SOURCE)
