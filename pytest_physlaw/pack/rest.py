@@ -200,16 +200,17 @@ def _contact_bodies(model: mujoco.MjModel, data: mujoco.MjData, contact: int) ->
     return {int(model.geom_bodyid[g]) for g in geoms} - {0}
 
 
-def _overlapping_bodies(model: mujoco.MjModel, first: mujoco.MjData) -> dict[int, str]:
-    """body -> the pair it overlaps, of each moving body in a pair that overlaps at the start deeper than a resting
-    contact may sink (model-start-penetration's pairs)."""
+def _start_overlaps_by_body(model: mujoco.MjModel, first: mujoco.MjData) -> tuple[set[str], dict[int, str]]:
+    """(the pairs, and body -> a pair it is in, of each moving body) that overlap at the start deeper than a resting
+    contact may sink (model-start-penetration's pairs), from one measure of the start's contacts."""
     keep, _ = _extent_contacts(model, first)
     depth, allowed, where = contact_depths(model, first)
+    over = np.flatnonzero(depth > allowed)
     found: dict[int, str] = {}
-    for i in np.flatnonzero(depth > allowed):
+    for i in over:
         for body in _contact_bodies(model, first, int(keep[i])):
             found.setdefault(body, where[i])
-    return found
+    return {where[i] for i in over}, found
 
 
 def _name_a_failed_premise(law, model: mujoco.MjModel, settled: runs.Run, half_step: runs.Run, deepest: str,
@@ -217,11 +218,11 @@ def _name_a_failed_premise(law, model: mujoco.MjModel, settled: runs.Run, half_s
     """`law.follows` the premise of a resting contact's depth that the model fails, if any (see the law): the
     pair, or a body of it, overlapped at the start; or the timestep is unresolved and at half of it the contact
     holds."""
-    if deepest in {where for where, _ in start_overlaps(model, settled.first)}:
+    pairs, overlapping = _start_overlaps_by_body(model, settled.first)
+    if deepest in pairs:
         law.follows("model-start-penetration", f"{deepest} already overlapped at the start, deeper than a resting "
                     "contact may sink; separate them at the start and this contact rests as deep as its load makes it")
         return
-    overlapping = _overlapping_bodies(model, settled.first)
     wedged = sorted(bodies & set(overlapping))
     if wedged:
         body = wedged[0]

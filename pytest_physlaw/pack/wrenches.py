@@ -82,8 +82,7 @@ def _constraint_wrenches(model: mujoco.MjModel, data: mujoco.MjData, rows: np.nd
     data.efc_force[: data.nefc][rows] = 0
     mujoco.mj_rnePostConstraint(model, data)
     unloaded = data.cfrc_ext.copy()
-    data.efc_force[:] = force
-    mujoco.mj_rnePostConstraint(model, data)
+    data.efc_force[:] = force  # the solver's forces back; cfrc_ext is read from the result, not from `data`
     return booked - unloaded
 
 
