@@ -26,7 +26,7 @@ import math
 import numpy as np
 import pytest
 
-from fixtures.mjx.versions import route_or_skip
+from fixtures.mjx.load import route_or_skip
 from fixtures.solver.scenes import slope
 from fixtures.solver.slope_runs import friction_threshold, run_slope
 

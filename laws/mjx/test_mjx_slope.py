@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fixtures.mjx.versions import route_or_skip
+from fixtures.mjx.load import route_or_skip
 from fixtures.solver.options import SOLVERS
 from fixtures.solver.scenes import slope
 from fixtures.solver.slope_runs import HOLD_FACTOR
