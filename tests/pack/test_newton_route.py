@@ -18,6 +18,7 @@ import pytest
 
 from pytest_physlaw.pack import routes
 from pytest_physlaw.pack.routes import newton as route
+from pytest_physlaw.pack.routes import newton_versions
 from pytest_physlaw.pack.routes.common import RouteUnsupported
 
 SLOW = pytest.mark.skipif(not os.environ.get("PHYSLAW_SLOW_ROUTES"),
@@ -67,7 +68,7 @@ def test_newton_is_a_route_and_its_absence_names_the_packages(monkeypatch: pytes
     from pytest_physlaw import options
 
     assert "newton" in options.ROUTES
-    monkeypatch.setattr(route, "_version", lambda name: None if name in ("newton", "mujoco-warp") else "9.9")
+    monkeypatch.setattr(newton_versions, "_version", lambda name: None if name in ("newton", "mujoco-warp") else "9.9")
     reason = routes.unavailable("newton")
     assert reason is not None and "needs newton and mujoco-warp" in reason and "warp-lang 9.9" in reason
 

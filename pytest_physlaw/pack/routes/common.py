@@ -140,9 +140,9 @@ def unavailable(route: str) -> str | None:
         support = kit.scenes("warp.support")
         return support.why_unavailable(support.PACK_OLDEST)
     if route == "newton":  # the adapter decides from metadata at import; warp and newton are imported on a run
-        from pytest_physlaw.pack.routes import newton
+        from pytest_physlaw.pack.routes import newton_versions
 
-        return newton.unavailable()
+        return newton_versions.unavailable()
     versions = kit.scenes("mjx.versions")
     return versions.unavailable_reason(oldest=versions.PACK_OLDEST, oldest_jax=versions.PACK_OLDEST_JAX)
 
