@@ -1,0 +1,138 @@
+"""What MuJoCo reports of its constraint forces is what its solver applied. The generalised constraint force
+`qfrc_constraint` is J^T efc_force, the rows' Jacobian transposed times their forces (MuJoCo's documentation,
+"Computation": constraint forces); and each contact's force, as `mj_contactForce` decodes it into the contact
+frame (normal, two tangents, torsion and rolling; summed over a pyramidal cone's edges, read off an elliptic cone's
+rows), applied at the contact point between the two bodies, does the same generalised work as the contact's rows'
+forces (the principle of virtual work).
+
+The second computations: `mj_mulJacTVec` (MuJoCo's own J^T product over the same rows), and for a contact the
+bodies' Jacobians at the contact point (`mj_jac`), through which the decoded force and torque, turned to the world
+by the contact's frame, reach the dofs. A row left out of qfrc_constraint, a force booked twice, a cone decoded
+with the wrong friction or sign breaks them. Contacts with a flex (no body pair) and rows MuJoCo excluded
+(`efc_address` < 0) are left out of the contact law. Bound: round-off of the sum, a share of the size of its
+terms (|J|^T |f|).
+
+Measured:
+`pytest --physlaw-model=MODEL.xml -k readout -s`; see docs/readouts-table.md.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import mujoco
+import numpy as np
+import pytest
+
+from pytest_physlaw import mujoco_versions
+
+SOURCE = "MuJoCo documentation, Computation (constraint forces, contact frame and cones); mj_contactForce; virtual work"
+ROUND_OFF = 1e-10  # of the size of the summed terms (|J|^T |f|): n eps of it is 1e-12 for n up to 4500 terms
+DRIVE = ("generalised_error", "contact_error")  # the measures, per state (for scripts over many models)
+
+
+def generalised_error(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[float, float, int]:
+    """(largest |qfrc_constraint - J^T efc_force| over the dofs, the size |J|^T |efc_force| of the terms summed,
+    worst dof) at `state` (not changed)."""
+    data = copy.copy(state)
+    want = np.zeros(model.nv)
+    if data.nefc:
+        mujoco.mj_mulJacTVec(model, data, want, np.array(data.efc_force[: data.nefc]))
+        size = np.abs(mujoco_versions.constraint_jacobian(model, data)).T @ np.abs(data.efc_force[: data.nefc])
+    else:
+        size = np.zeros(model.nv)
+    error = np.abs(np.asarray(data.qfrc_constraint) - want)
+    return float(np.max(error, initial=0.0)), float(np.max(size, initial=0.0)), int(np.argmax(error)) if model.nv else 0
+
+
+def contact_rows(model: mujoco.MjModel, data: mujoco.MjData, c: int) -> slice:
+    """The constraint rows of contact `c`: 1 (frictionless), 2 (condim - 1) pyramid edges, or condim (elliptic)."""
+    con = data.contact[c]
+    dim = int(con.dim)
+    n = 1 if dim == 1 else (dim if int(model.opt.cone) == int(mujoco.mjtCone.mjCONE_ELLIPTIC) else 2 * (dim - 1))
+    return slice(int(con.efc_address), int(con.efc_address) + n)
+
+
+def contact_bodies(model: mujoco.MjModel, data: mujoco.MjData, c: int) -> tuple[int, int] | None:
+    """The bodies of contact `c`'s two geoms, None where a side is a flex."""
+    geoms = np.asarray(data.contact[c].geom).tolist()
+    flex = np.asarray(getattr(data.contact[c], "flex", [-1, -1])).tolist()
+    if min(geoms) < 0 or max(flex) >= 0:
+        return None
+    return int(model.geom_bodyid[geoms[0]]), int(model.geom_bodyid[geoms[1]])
+
+
+def decoded_generalised(model: mujoco.MjModel, data: mujoco.MjData, c: int, bodies: tuple[int, int]) -> np.ndarray:
+    """The generalised force of `mj_contactForce`'s force and torque of contact `c`, turned to the world by the
+    contact frame (rows: normal, tangents; geom1 pushes geom2 along the normal), on the second body at the contact
+    point and opposite on the first."""
+    con = data.contact[c]
+    local = np.zeros(6)
+    mujoco.mj_contactForce(model, data, c, local)
+    frame = np.asarray(con.frame).reshape(3, 3)
+    force, torque = frame.T @ local[:3], frame.T @ local[3:]
+    out = np.zeros(model.nv)
+    jacp, jacr = np.zeros((3, model.nv)), np.zeros((3, model.nv))
+    for body, sign in zip(bodies, (-1.0, 1.0)):
+        mujoco.mj_jac(model, data, jacp, jacr, np.asarray(con.pos, dtype=float), body)
+        out += sign * (jacp.T @ force + jacr.T @ torque)
+    return out
+
+
+def contact_error(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[float, float, int]:
+    """(largest |decoded contact force's generalised force - J_rows^T f_rows| over the contacts and dofs, the
+    size |J_rows|^T |f_rows| of the worst contact's terms' scale, worst contact) at `state`; (0, 0, -1) where no
+    contact between bodies has rows."""
+    data = copy.copy(state)
+    jac = mujoco_versions.constraint_jacobian(model, data) if data.nefc else np.zeros((0, model.nv))
+    force = np.asarray(data.efc_force[: data.nefc])
+    worst, size, at = 0.0, 0.0, -1
+    for c in range(data.ncon):
+        bodies = contact_bodies(model, data, c)
+        if bodies is None or int(data.contact[c].efc_address) < 0:
+            continue
+        rows = contact_rows(model, data, c)
+        want = jac[rows].T @ force[rows]
+        error = float(np.max(np.abs(decoded_generalised(model, data, c, bodies) - want), initial=0.0))
+        size = max(size, float(np.max(np.abs(jac[rows]).T @ np.abs(force[rows]), initial=0.0)))
+        if error >= worst:
+            worst, at = error, c
+    return worst, size, at
+
+
+@pytest.mark.law("model-readout-constraint-force", source=SOURCE)
+def test_qfrc_constraint_is_the_rows_forces(law, pack_model, readout_states, model_case) -> None:
+    """At the start and at each state of the driven run, the generalised constraint force MuJoCo reports
+    (`qfrc_constraint`) is J^T efc_force (`mj_mulJacTVec`), to round-off of the terms summed: the force that
+    moved the dofs is the one the solver found."""
+    model = pack_model.model
+    found = [generalised_error(model, s) for s in readout_states]
+    scale = max(f for _, f, _ in found)
+    error, _, dof = max(found)
+    if scale == 0 and error == 0:
+        pytest.skip(f"{model_case}: no constraint row carries force in any state checked")
+    law.check("qfrc_constraint_error", error / max(scale, np.finfo(float).tiny), le=ROUND_OFF, drift_abs=ROUND_OFF,
+              why=f"|qfrc_constraint - J^T efc_force| (mj_mulJacTVec), a share of |J|^T |efc_force|; worst at dof {dof}; "
+                  f"failing, MuJoCo {mujoco.__version__} reports another generalised constraint force than its rows' "
+                  "forces apply: an engine defect (name it in a MuJoCo issue, or change MuJoCo version)")
+
+
+@pytest.mark.law("model-readout-contact-force", source=SOURCE)
+def test_contact_force_is_the_rows_forces(law, pack_model, readout_states, model_case) -> None:
+    """At the start and at each state of the driven run, each contact's force and torque as `mj_contactForce`
+    decodes them (contact frame; pyramidal edges summed, elliptic rows read), applied at the contact point to the
+    two bodies through their Jacobians (`mj_jac`), is the generalised force of the contact's rows, J_rows^T f_rows,
+    to round-off of those terms."""
+    model = pack_model.model
+    found = [contact_error(model, s) for s in readout_states]
+    loaded = [(e, f, c, i) for i, (e, f, c) in enumerate(found) if c >= 0]
+    if not loaded:
+        pytest.skip(f"{model_case}: no contact between bodies with constraint rows in any state checked")
+    scale = max(f for _, f, _, _ in loaded)
+    error, _, contact, state = max(loaded)
+    cone = mujoco.mjtCone(int(model.opt.cone)).name
+    law.check("contact_force_error", error / max(scale, np.finfo(float).tiny), le=ROUND_OFF, drift_abs=ROUND_OFF,
+              why=f"|J_contact^T frame^T mj_contactForce - J_rows^T f_rows| at the contact point, a share of |J_rows|^T "
+                  f"|f_rows|; worst contact {contact} of state {state} ({cone}); failing, MuJoCo {mujoco.__version__}'s "
+                  "mj_contactForce decodes another force than the contact's rows apply (frame, cone edges or friction): "
+                  "touch sensors and contact readouts read wrong; an engine defect")
