@@ -89,6 +89,7 @@ from pytest_physlaw.pack.routes import (  # noqa: F401  (collected only with --p
     test_route_settles_as_c,
     test_route_trajectory_stays_in_c_envelope,
 )
+from pytest_physlaw.pack.routes.readouts import test_route_actuator_force_is_the_force_law  # noqa: F401
 from pytest_physlaw.pack.solver import (  # noqa: F401
     test_converged_solvers_agree_on_qacc,
     test_newton_never_stops_at_the_cap,

@@ -34,7 +34,7 @@ WHEEL = """<mujoco><option timestep="0.002"/><worldbody>
   <actuator><velocity name="servo" joint="spin" kv="2" ctrlrange="-4 4"/>
     <motor joint="swing" gear="2" ctrlrange="-1 1"/></actuator></mujoco>"""
 LAWS = ("model-route-runs", "model-route-step", "model-route-trajectory", "model-route-settled", "model-route-cap",
-        "model-route-cost")
+        "model-route-cost", "model-route-readouts")
 
 
 def _newton_or_skip() -> None:

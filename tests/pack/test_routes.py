@@ -33,6 +33,7 @@ LAWS = {  # function name -> law id (without the device)
     "test_route_settles_as_c": "model-route-settled",
     "test_route_iteration_cap": "model-route-cap",
     "test_route_cost": "model-route-cost",
+    "test_route_actuator_force_is_the_force_law": "model-route-readouts",
 }
 
 # A box resting on a 20 degree slope, friction 0.5 (tan 20 = 0.36): four contacts, held by friction (the
@@ -167,16 +168,16 @@ def test_the_jacobian_layout_is_the_routes_path_and_c_keeps_the_models() -> None
 
 
 def test_an_unavailable_route_skips_every_law_naming_the_versions(pytester: pytest.Pytester, monkeypatch) -> None:
-    """mujoco-warp of another release than MuJoCo: all six laws collected, each skipped with both versions."""
+    """mujoco-warp of another release than MuJoCo: all seven laws collected, each skipped with both versions."""
     from fixtures.warp.support import unsupported
 
     reason = unsupported("3.14.0", "4.0.0", "1.19.0")
     monkeypatch.setattr(routes, "unavailable", lambda route: reason)
     result, laws = _run(pytester, SWING, "warp", in_process=True)
-    assert result.parseoutcomes() == {"skipped": 6, "deselected": result.parseoutcomes()["deselected"]}
+    assert result.parseoutcomes() == {"skipped": 7, "deselected": result.parseoutcomes()["deselected"]}
     assert {r["law"] for r in laws.values()} == {f"{law}[cpu]" for law in LAWS.values()}
     skips = [line for line in result.stdout.lines if line.startswith("SKIPPED")]
-    assert len(skips) == 6 and all("found mujoco 3.14.0, mujoco-warp 4.0.0" in s for s in skips), skips
+    assert len(skips) == 7 and all("found mujoco 3.14.0, mujoco-warp 4.0.0" in s for s in skips), skips
 
 
 def test_float64_on_warp_is_a_skip_naming_the_route(pytester: pytest.Pytester) -> None:

@@ -201,6 +201,7 @@ class RouteRun:
     compile_seconds: float  # putting the model and the first step (kernels compiled or loaded)
     step_seconds: float  # wall time of one step of the whole batch
     notes: list[str] = field(default_factory=list)
+    own_actuator_force: bool = True  # False where the route keeps none and actuator_force is MuJoCo C's (MJX 3.1)
 
     @property
     def steps(self) -> int:
