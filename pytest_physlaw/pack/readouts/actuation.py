@@ -20,7 +20,6 @@ Measured:
 
 from __future__ import annotations
 
-import copy
 import math
 
 import mujoco
@@ -90,7 +89,7 @@ def applied_generalised(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.
 def generalised_error(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[float, float, int]:
     """(largest |qfrc_actuator - (moment^T actuator_force + actuator gravcomp)| over the dofs, the terms' size,
     worst dof) at `state` (not changed)."""
-    data = copy.copy(state)
+    data = state  # read only
     if actuation_off(model):
         got = np.asarray(data.qfrc_actuator)
         return float(np.max(np.abs(got), initial=0.0)), 0.0, int(np.argmax(np.abs(got))) if model.nv else 0
@@ -200,7 +199,7 @@ def judged(model: mujoco.MjModel) -> np.ndarray:
 def force_law_error(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[float, float, int]:
     """(largest |actuator_force - its force law| over the recomputed actuators, the law's terms' size, worst
     actuator; -1 where none) at `state` (not changed)."""
-    data = copy.copy(state)
+    data = state  # read only
     actuators = judged(model)
     if actuation_off(model) or not actuators.size:
         return 0.0, 0.0, -1

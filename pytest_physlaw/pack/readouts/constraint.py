@@ -72,16 +72,15 @@ def jacobian_rows(model: mujoco.MjModel, data: mujoco.MjData, rows: slice) -> np
 
 def contact_rows(model: mujoco.MjModel, data: mujoco.MjData, c: int) -> slice:
     """The constraint rows of contact `c`: 1 (frictionless), 2 (condim - 1) pyramid edges, or condim (elliptic)."""
-    con = data.contact[c]
-    dim = int(con.dim)
+    dim, address = int(data.contact.dim[c]), int(data.contact.efc_address[c])
     n = 1 if dim == 1 else (dim if int(model.opt.cone) == int(mujoco.mjtCone.mjCONE_ELLIPTIC) else 2 * (dim - 1))
-    return slice(int(con.efc_address), int(con.efc_address) + n)
+    return slice(address, address + n)
 
 
 def contact_bodies(model: mujoco.MjModel, data: mujoco.MjData, c: int) -> tuple[int, int] | None:
     """The bodies of contact `c`'s two geoms, None where a side is a flex."""
-    geoms = np.asarray(data.contact[c].geom).tolist()
-    flex = np.asarray(getattr(data.contact[c], "flex", [-1, -1])).tolist()
+    geoms = mujoco_versions.contact_geoms(data.contact)[c].tolist()
+    flex = np.asarray(data.contact.flex[c], dtype=int).tolist() if hasattr(data.contact, "flex") else [-1, -1]
     if min(geoms) < 0 or max(flex) >= 0:
         return None
     return int(model.geom_bodyid[geoms[0]]), int(model.geom_bodyid[geoms[1]])
@@ -91,15 +90,15 @@ def decoded_generalised(model: mujoco.MjModel, data: mujoco.MjData, c: int, bodi
     """The generalised force of `mj_contactForce`'s force and torque of contact `c`, turned to the world by the
     contact frame (rows: normal, tangents; geom1 pushes geom2 along the normal), on the second body at the contact
     point and opposite on the first."""
-    con = data.contact[c]
+    # the contacts' arrays, not one contact's struct: MuJoCo 3.0's bindings read one contact's pos and frame wrong
     local = np.zeros(6)
     mujoco.mj_contactForce(model, data, c, local)
-    frame = np.asarray(con.frame).reshape(3, 3)
+    frame, pos = np.asarray(data.contact.frame[c]).reshape(3, 3), np.asarray(data.contact.pos[c], dtype=float)
     force, torque = frame.T @ local[:3], frame.T @ local[3:]
     out = np.zeros(model.nv)
     jacp, jacr = np.zeros((3, model.nv)), np.zeros((3, model.nv))
     for body, sign in zip(bodies, (-1.0, 1.0)):
-        mujoco.mj_jac(model, data, jacp, jacr, np.asarray(con.pos, dtype=float), body)
+        mujoco.mj_jac(model, data, jacp, jacr, pos, body)
         out += sign * (jacp.T @ force + jacr.T @ torque)
     return out
 
@@ -108,7 +107,7 @@ def adhesion(model: mujoco.MjModel, data: mujoco.MjData, c: int) -> float:
     """The adhesive pull of contact `c` (geom or pair `adhesion`, MuJoCo 3.11 on; 0 before): MuJoCo applies it as a
     passive force along the normal and `mj_contactForce` reports the net interface force, the solver's normal force
     less it (changelog: "mj_contactForce reports the net interface force")."""
-    return float(getattr(data.contact[c], "adhesion", 0.0))
+    return float(data.contact.adhesion[c]) if hasattr(data.contact, "adhesion") else 0.0
 
 
 def normal_jacobian(model: mujoco.MjModel, jac: np.ndarray) -> np.ndarray:
@@ -126,9 +125,9 @@ def loaded_contacts(model: mujoco.MjModel, data: mujoco.MjData) -> list[int]:
         return []
     cons = data.contact
     address, dim = np.asarray(cons.efc_address), np.asarray(cons.dim)
-    keep = (address >= 0) & np.all(np.asarray(cons.geom) >= 0, axis=1)
+    keep = (address >= 0) & np.all(mujoco_versions.contact_geoms(cons) >= 0, axis=1)
     if hasattr(cons, "flex"):
-        keep &= np.all(np.asarray(cons.flex) < 0, axis=1)
+        keep &= np.all(np.asarray(cons.flex).reshape(-1, 2) < 0, axis=1)
     elliptic = int(model.opt.cone) == int(mujoco.mjtCone.mjCONE_ELLIPTIC)
     count = np.where(dim == 1, 1, dim if elliptic else 2 * (dim - 1))
     sums = np.concatenate([[0.0], np.cumsum(np.abs(np.asarray(data.efc_force[: data.nefc])))])
