@@ -184,9 +184,9 @@ def test_float64_on_warp_is_a_skip_naming_the_route(pytester: pytest.Pytester) -
     """MuJoCo Warp computes in float32: asking it for float64 skips every Warp law and says so."""
     pytest.importorskip("mujoco_warp")
     result, laws = _run(pytester, SLOPE, "warp", ini={"physlaw_route_precision": "float64"}, steps=5)
-    assert set(result.parseoutcomes()) == {"skipped", "deselected"} and len(laws) == 6
+    assert set(result.parseoutcomes()) == {"skipped", "deselected"} and len(laws) == 7
     skips = [line for line in result.stdout.lines if line.startswith("SKIPPED")]
-    assert len(skips) == 6 and all("computes in float32 only" in s for s in skips), skips
+    assert len(skips) == 7 and all("computes in float32 only" in s for s in skips), skips
 
 
 # ------------------------------------------------------------------------------------ each law can fail
