@@ -14,6 +14,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `tree_dofs`, `tree_bodies` | `MjModel.tree_dofadr/tree_dofnum/tree_bodynum` (3.4) | from `dof_treeid`, `body_treeid` |
 | `gravcomp_force` | `mjData.qfrc_gravcomp` (3.1.5?) | passive force with and without the bodies' gravcomp |
 | `fluid_force` | `mjData.qfrc_fluid` (3.1?) | passive force less the same state's in vacuum |
+| `contact_geoms` | `MjContact.geom1/geom2` (3.0 to 4.0) | 3.0's `geom` pair is bound but left zero |
 | `energy` | `mjData.energy` (3.1 on; 3.0.x binds it with a zero stride) | kinetic as 1/2 qvel . M qvel (`mj_mulM`) |
 """
 
@@ -181,3 +182,11 @@ def awake(model: mujoco.MjModel) -> mujoco.MjModel:
     if bit is not None:
         m.opt.enableflags &= ~int(bit)
     return m
+
+
+def contact_geoms(contacts: object) -> np.ndarray:
+    """(n, 2) the geom ids of `contacts` (one `MjContact`, or `MjData.contact`): `geom1`, `geom2`, which every release
+    from 3.0 to 4.0 fills (3.0's bindings expose a `geom` pair of floats left zero); `geom` where they are gone."""
+    if hasattr(contacts, "geom1"):
+        return np.stack([np.atleast_1d(contacts.geom1), np.atleast_1d(contacts.geom2)], axis=-1).astype(int)
+    return np.atleast_2d(np.asarray(contacts.geom)).astype(int)

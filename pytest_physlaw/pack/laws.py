@@ -16,6 +16,9 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `actuators`: the actuators can hold the starting pose against gravity; servo-held legged robots stand.
 - `stepping`: no MuJoCo warning under seeded controls; the timestep resolves the motion and is stable
   for the stiffest mode.
+- `readouts` (a package: `constraint`, `actuation`, `sensors`, read through `states.readout_states`): what each
+  readout and sensor reports is what the step applied (qfrc_constraint, mj_contactForce, qfrc_actuator,
+  actuator_force, sensordata), computed a second way from MuJoCo's own calls.
 - `routes` (a package: the laws, `common`, `reference` for MuJoCo C's side, one module per route, `warp`, `mjx`): with
   `--physlaw-route`, the model on MuJoCo Warp and MJX beside MuJoCo C (not collected without).
 
@@ -51,6 +54,16 @@ from pytest_physlaw.pack.gravcomp import test_gravcomp_lifts_the_compensated_wei
 from pytest_physlaw.pack.inertia import test_inertia_is_matter_within_the_robot, test_links_are_no_denser_than_osmium  # noqa: F401
 from pytest_physlaw.pack.inverse import test_inverse_dynamics_returns_the_forces  # noqa: F401
 from pytest_physlaw.pack.proxies import test_scalar_proxy_error_along_the_axis, test_tensor_proxy_answers_like_the_body  # noqa: F401
+from pytest_physlaw.pack.readouts.actuation import (  # noqa: F401
+    test_actuator_force_is_the_force_law,
+    test_qfrc_actuator_is_moment_times_force,
+)
+from pytest_physlaw.pack.readouts.constraint import (  # noqa: F401
+    test_contact_force_is_the_rows_forces,
+    test_qfrc_constraint_is_the_rows_forces,
+)
+from pytest_physlaw.pack.readouts.sensors import test_sensors_read_what_they_name  # noqa: F401
+from pytest_physlaw.pack.readouts.states import readout_states  # noqa: F401
 from pytest_physlaw.pack.rest import (  # noqa: F401
     test_contacts_are_stiff_enough_to_carry_a_body,
     test_contacts_carry_a_resting_floating_base,
@@ -76,6 +89,7 @@ from pytest_physlaw.pack.routes import (  # noqa: F401  (collected only with --p
     test_route_settles_as_c,
     test_route_trajectory_stays_in_c_envelope,
 )
+from pytest_physlaw.pack.routes.readouts import test_route_actuator_force_is_the_force_law  # noqa: F401
 from pytest_physlaw.pack.solver import (  # noqa: F401
     test_converged_solvers_agree_on_qacc,
     test_newton_never_stops_at_the_cap,

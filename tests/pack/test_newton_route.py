@@ -18,6 +18,7 @@ import pytest
 
 from pytest_physlaw.pack import routes
 from pytest_physlaw.pack.routes import newton as route
+from pytest_physlaw.pack.routes import newton_versions
 from pytest_physlaw.pack.routes.common import RouteUnsupported
 
 SLOW = pytest.mark.skipif(not os.environ.get("PHYSLAW_SLOW_ROUTES"),
@@ -33,7 +34,7 @@ WHEEL = """<mujoco><option timestep="0.002"/><worldbody>
   <actuator><velocity name="servo" joint="spin" kv="2" ctrlrange="-4 4"/>
     <motor joint="swing" gear="2" ctrlrange="-1 1"/></actuator></mujoco>"""
 LAWS = ("model-route-runs", "model-route-step", "model-route-trajectory", "model-route-settled", "model-route-cap",
-        "model-route-cost")
+        "model-route-cost", "model-route-readouts")
 
 
 def _newton_or_skip() -> None:
@@ -67,7 +68,7 @@ def test_newton_is_a_route_and_its_absence_names_the_packages(monkeypatch: pytes
     from pytest_physlaw import options
 
     assert "newton" in options.ROUTES
-    monkeypatch.setattr(route, "_version", lambda name: None if name in ("newton", "mujoco-warp") else "9.9")
+    monkeypatch.setattr(newton_versions, "_version", lambda name: None if name in ("newton", "mujoco-warp") else "9.9")
     reason = routes.unavailable("newton")
     assert reason is not None and "needs newton and mujoco-warp" in reason and "warp-lang 9.9" in reason
 

@@ -33,6 +33,7 @@ LAWS = {  # function name -> law id (without the device)
     "test_route_settles_as_c": "model-route-settled",
     "test_route_iteration_cap": "model-route-cap",
     "test_route_cost": "model-route-cost",
+    "test_route_actuator_force_is_the_force_law": "model-route-readouts",
 }
 
 # A box resting on a 20 degree slope, friction 0.5 (tan 20 = 0.36): four contacts, held by friction (the
@@ -167,25 +168,25 @@ def test_the_jacobian_layout_is_the_routes_path_and_c_keeps_the_models() -> None
 
 
 def test_an_unavailable_route_skips_every_law_naming_the_versions(pytester: pytest.Pytester, monkeypatch) -> None:
-    """mujoco-warp of another release than MuJoCo: all six laws collected, each skipped with both versions."""
+    """mujoco-warp of another release than MuJoCo: all seven laws collected, each skipped with both versions."""
     from fixtures.warp.support import unsupported
 
     reason = unsupported("3.14.0", "4.0.0", "1.19.0")
     monkeypatch.setattr(routes, "unavailable", lambda route: reason)
     result, laws = _run(pytester, SWING, "warp", in_process=True)
-    assert result.parseoutcomes() == {"skipped": 6, "deselected": result.parseoutcomes()["deselected"]}
+    assert result.parseoutcomes() == {"skipped": 7, "deselected": result.parseoutcomes()["deselected"]}
     assert {r["law"] for r in laws.values()} == {f"{law}[cpu]" for law in LAWS.values()}
     skips = [line for line in result.stdout.lines if line.startswith("SKIPPED")]
-    assert len(skips) == 6 and all("found mujoco 3.14.0, mujoco-warp 4.0.0" in s for s in skips), skips
+    assert len(skips) == 7 and all("found mujoco 3.14.0, mujoco-warp 4.0.0" in s for s in skips), skips
 
 
 def test_float64_on_warp_is_a_skip_naming_the_route(pytester: pytest.Pytester) -> None:
     """MuJoCo Warp computes in float32: asking it for float64 skips every Warp law and says so."""
     pytest.importorskip("mujoco_warp")
     result, laws = _run(pytester, SLOPE, "warp", ini={"physlaw_route_precision": "float64"}, steps=5)
-    assert set(result.parseoutcomes()) == {"skipped", "deselected"} and len(laws) == 6
+    assert set(result.parseoutcomes()) == {"skipped", "deselected"} and len(laws) == 7
     skips = [line for line in result.stdout.lines if line.startswith("SKIPPED")]
-    assert len(skips) == 6 and all("computes in float32 only" in s for s in skips), skips
+    assert len(skips) == 7 and all("computes in float32 only" in s for s in skips), skips
 
 
 # ------------------------------------------------------------------------------------ each law can fail
@@ -209,7 +210,7 @@ def test_warp_contact_capacity_too_small_fails_law_1(pytester: pytest.Pytester) 
     """A box lands on the floor with four contacts; MuJoCo Warp given room for one a world (nconmax=1) drops
     the rest and only sets its NARROWPHASE bit: law 1 fails naming it. Where the start already needs more
     (the box resting on the slope), MJWarp refuses the capacity and law 1 fails on that. At its own capacity
-    every law passes on the slope."""
+    every law passes on the slope (the readouts law, without an actuator there, skips)."""
     _warp_or_skip()
     result, laws = _run(pytester, DROP, "warp", ini={"physlaw_route_nconmax": "1"}, steps=50)
     assert "model-route-runs" in _failed(laws, "warp"), result.stdout.str()
@@ -219,10 +220,13 @@ def test_warp_contact_capacity_too_small_fails_law_1(pytester: pytest.Pytester) 
     result, laws = _run(pytester, SLOPE, "warp", ini={"physlaw_route_nconmax": "1"}, steps=50)
     assert _failed(laws, "warp") == {"model-route-runs"}, result.stdout.str()
     assert "nconmax must be >= 4" in _check(laws["test_route_runs_the_model:warp"], "refused")["why"]
-    assert result.parseoutcomes()["skipped"] == 5
+    assert result.parseoutcomes()["skipped"] == 6
 
     result, laws = _run(pytester, SLOPE, "warp", steps=50)
-    assert set(result.parseoutcomes()) == {"passed", "deselected"}, result.stdout.str()
+    # every law passes; model-route-readouts has no actuator to judge on the slope
+    assert set(result.parseoutcomes()) == {"passed", "skipped", "deselected"}, result.stdout.str()
+    assert result.parseoutcomes()["skipped"] == 1 and laws["test_route_actuator_force_is_the_force_law:warp"]["outcome"] \
+        == "skipped", result.stdout.str()
     assert _check(laws["test_route_runs_the_model:warp"], "contacts_over_capacity")["value"] < 1
 
 

@@ -140,9 +140,9 @@ def unavailable(route: str) -> str | None:
         support = kit.scenes("warp.support")
         return support.why_unavailable(support.PACK_OLDEST)
     if route == "newton":  # the adapter decides from metadata at import; warp and newton are imported on a run
-        from pytest_physlaw.pack.routes import newton
+        from pytest_physlaw.pack.routes import newton_versions
 
-        return newton.unavailable()
+        return newton_versions.unavailable()
     versions = kit.scenes("mjx.versions")
     return versions.unavailable_reason(oldest=versions.PACK_OLDEST, oldest_jax=versions.PACK_OLDEST_JAX)
 
@@ -201,6 +201,7 @@ class RouteRun:
     compile_seconds: float  # putting the model and the first step (kernels compiled or loaded)
     step_seconds: float  # wall time of one step of the whole batch
     notes: list[str] = field(default_factory=list)
+    own_actuator_force: bool = True  # False where the route keeps none and actuator_force is MuJoCo C's (MJX 3.1)
 
     @property
     def steps(self) -> int:

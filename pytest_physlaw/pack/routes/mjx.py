@@ -164,6 +164,7 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
         return np.concatenate([first[:, None], rest.astype(float)], axis=1)
 
     niter = niter.reshape(n, steps)
+    own_force = force is not None
     if force is None:  # MJX 3.1 keeps no actuator force: C's actuator model on the route's own state of the last
         # step's start (where a step computes its forces), under the last step's controls
         before = [with_start(np.stack([getattr(w, k) for w in worlds]), v)[:, -2] for k, v in
@@ -185,7 +186,8 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
                     niter=niter, capped=niter >= int(mjm.opt.iterations), overflow=overflow,
                     contacts_max=int(np.max(touching)) if touching.size else 0, rows_max=0,
                     capacity={"contacts": cap_points if cap_points > 0 else None, "rows": None},
-                    compile_seconds=compile_seconds, step_seconds=run_seconds / max(steps, 1), notes=notes)
+                    compile_seconds=compile_seconds, step_seconds=run_seconds / max(steps, 1), notes=notes,
+                    own_actuator_force=own_force)
 
 
 def _c_actuator_force(mjm: mujoco.MjModel, qpos: np.ndarray, qvel: np.ndarray, act: np.ndarray,

@@ -29,7 +29,6 @@ from __future__ import annotations
 import inspect
 import os
 import time
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +36,8 @@ import mujoco
 import numpy as np
 
 from pytest_physlaw.pack.routes.common import RouteRun, RouteSetup, RouteUnsupported, World
+from pytest_physlaw.pack.routes.newton_versions import declared_mismatch, unavailable, versions  # noqa: F401  (the adapter's interface)
 
-PACKAGES = ("newton", "warp-lang", "mujoco-warp", "mujoco")
-INSTALL = "pip install newton mujoco-warp (Newton's MuJoCo solver runs MJWarp's model even on the CPU backend)"
 NEEDS_SOURCE = True  # the route imports the model's file, not the compiled MjModel (`routes._run` passes it)
 # Solver options the file sets and Newton's model must keep: (MjOption field, SolverMuJoCo keyword or None where
 # the solver takes none). Each keyword is passed only where the installed Newton's SolverMuJoCo takes it.
@@ -51,40 +49,6 @@ OPTIONS = (("integrator", "integrator"), ("solver", "solver"), ("cone", "cone"),
            ("noslip_iterations", None))
 WARNINGS = ("mjWARN_CONTACTFULL", "mjWARN_CNSTRFULL")  # MuJoCo C's arena filled: contacts or rows dropped
 CACHE = Path(__file__).resolve().parents[3] / ".warp_cache"
-
-
-def _version(name: str) -> str | None:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def versions() -> dict[str, str]:
-    return {name: _version(name) or "not installed" for name in PACKAGES}
-
-
-def unavailable() -> str | None:
-    """Why the Newton route cannot run here (the versions found), or None; nothing is imported."""
-    found = {name: _version(name) for name in PACKAGES}
-    missing = [name for name, v in found.items() if v is None]
-    if missing:
-        have = ", ".join(f"{n} {v}" for n, v in found.items() if v) or "none of them"
-        return f"the Newton route needs {' and '.join(missing)}, not installed (found {have}): {INSTALL}"
-    return None
-
-
-def declared_mismatch() -> str | None:
-    """The MuJoCo packages Newton declares (its 'sim' extra) that the installed ones do not satisfy, or None."""
-    from packaging.requirements import Requirement
-
-    off = []
-    for text in metadata.requires("newton") or []:
-        req = Requirement(text)
-        have = _version(req.name)
-        if req.name in ("mujoco", "mujoco-warp") and have and req.specifier and not req.specifier.contains(have, True):
-            off.append(f"{req.name}{req.specifier} (found {have})")
-    return f"newton {_version('newton')} declares {', '.join(off)}" if off else None
 
 
 def device_kind() -> str:

@@ -1,0 +1,312 @@
+"""Each sensor reads the quantity of mjData it names. Source: MuJoCo's XML reference (sensor/*: what each kind
+measures, in which frame) and "Computation" (sensors). A sensor that reads a stale stage, another object's or
+frame's quantity, or writes into another sensor's slot breaks this.
+
+The second computation, per kind, from MuJoCo's own state and calls:
+jointpos, jointvel, ballquat, ballangvel: qpos, qvel at the joint's addresses; tendonpos/vel: ten_length,
+ten_velocity; actuatorpos/vel/frc: actuator_length, actuator_velocity, actuator_force; jointactuatorfrc:
+qfrc_actuator at the joint's dof; framepos, framequat, framexaxis/yaxis/zaxis: the object's frame (xpos/xmat of a
+body, its inertial frame, geom, site, camera), in the reference object's frame where it has one; framelinvel,
+frameangvel (no reference object), velocimeter, gyro: the bodies' Jacobians at the point (`mj_jac`) times qvel, in
+the site's frame for the last two; accelerometer, framelinacc, frameangacc: `mj_objectAcceleration` after
+`mj_rnePostConstraint`; force, torque: the body's interaction wrench `cfrc_int` after `mj_rnePostConstraint`, moved
+to the site and turned into its frame; subtreecom, subtreelinvel: the subtree's bodies' mass-weighted centres of
+mass and `mj_jacSubtreeCom` times qvel; clock: time; touch: at least the normal forces (`mj_contactForce`) of the
+contacts of its body whose point lies inside the site's zone, at most those of every contact of its body (MuJoCo adds a
+contact whose normal ray meets the zone).
+
+A sensor's `cutoff` is applied as MuJoCo applies it (real values clamped to +-cutoff, positive ones to cutoff);
+`noise` is not applied by MuJoCo's engine (the reference: it is for the user's own noise model), so it needs no
+undoing. Left out, named in the check's message: other kinds (range finders, camera projections, geometry
+distances, contact sensors, energies, limit and tendon-limit sensors, subtree angular momentum, user and plugin
+sensors), velocities relative to a reference object, and delayed or sampled sensors (`sensor_delay`,
+`sensor_interval`, MuJoCo 3.4 on). Bound: round-off of the quantity's scale (the size of the terms it is made of).
+
+Measured:
+`pytest --physlaw-model=MODEL.xml -k readout -s`; see docs/readouts-table.md.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import mujoco
+import numpy as np
+import pytest
+
+from pytest_physlaw import mujoco_versions
+
+SOURCE = "MuJoCo XML reference (sensor/*) and Computation (sensors); mj_jac, mj_objectAcceleration, mj_contactForce"
+ROUND_OFF = 1e-10  # of the quantity's scale: its few sums and rotations round off at 1e-15 of it
+DRIVE = ("sensor_error",)  # the measures, per state (for scripts over many models)
+S, OBJ = mujoco.mjtSensor, mujoco.mjtObj
+Reading = tuple[np.ndarray, float]  # (what the sensor should read, the scale of the terms it is made of)
+
+
+def _frame(model: mujoco.MjModel, data: mujoco.MjData, objtype: int, obj: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """(position, rotation matrix, body) of an object's frame: a body's (xbody) or its inertial frame, a geom's,
+    a site's or a camera's."""
+    kinds = {int(OBJ.mjOBJ_XBODY): (data.xpos, data.xmat, lambda i: i),
+             int(OBJ.mjOBJ_BODY): (data.xipos, data.ximat, lambda i: i),
+             int(OBJ.mjOBJ_GEOM): (data.geom_xpos, data.geom_xmat, lambda i: model.geom_bodyid[i]),
+             int(OBJ.mjOBJ_SITE): (data.site_xpos, data.site_xmat, lambda i: model.site_bodyid[i]),
+             int(OBJ.mjOBJ_CAMERA): (data.cam_xpos, data.cam_xmat, lambda i: model.cam_bodyid[i])}
+    pos, mat, body = kinds[objtype]
+    return np.array(pos[obj]), np.array(mat[obj]).reshape(3, 3), int(body(obj))
+
+
+def _quat(mat: np.ndarray) -> np.ndarray:
+    q = np.zeros(4)
+    mujoco.mju_mat2Quat(q, mat.ravel())
+    return q
+
+
+def _point_velocity(model: mujoco.MjModel, data: mujoco.MjData, point: np.ndarray, body: int) -> tuple[Reading, Reading]:
+    """((linear velocity of `point` on `body`, scale), (angular velocity, scale)), world frame: Jacobians times qvel."""
+    jacp, jacr = np.zeros((3, model.nv)), np.zeros((3, model.nv))
+    mujoco.mj_jac(model, data, jacp, jacr, point, body)
+    qvel = np.asarray(data.qvel)
+    return (jacp @ qvel, float(np.max(np.abs(jacp) @ np.abs(qvel), initial=0.0))), \
+        (jacr @ qvel, float(np.max(np.abs(jacr) @ np.abs(qvel), initial=0.0)))
+
+
+def _size(x: np.ndarray) -> float:
+    return float(np.max(np.abs(x), initial=0.0))
+
+
+def _frame_reading(model: mujoco.MjModel, data: mujoco.MjData, s: int) -> Reading | None:
+    kind, objtype, obj = int(model.sensor_type[s]), int(model.sensor_objtype[s]), int(model.sensor_objid[s])
+    pos, mat, body = _frame(model, data, objtype, obj)
+    ref = int(model.sensor_refid[s])
+    if kind in (int(S.mjSENS_FRAMELINVEL), int(S.mjSENS_FRAMEANGVEL)):
+        if ref >= 0:
+            return None
+        lin, ang = _point_velocity(model, data, pos, body)
+        return lin if kind == int(S.mjSENS_FRAMELINVEL) else ang
+    if kind in (int(S.mjSENS_FRAMELINACC), int(S.mjSENS_FRAMEANGACC)):
+        acc = np.zeros(6)
+        mujoco.mj_objectAcceleration(model, data, objtype, obj, acc, 0)
+        part = acc[3:] if kind == int(S.mjSENS_FRAMELINACC) else acc[:3]
+        return part, _size(acc)
+    size = _size(pos)
+    if ref >= 0:
+        ref_pos, ref_mat, _ = _frame(model, data, int(model.sensor_reftype[s]), ref)
+        pos, mat, size = ref_mat.T @ (pos - ref_pos), ref_mat.T @ mat, size + _size(ref_pos)
+    if kind == int(S.mjSENS_FRAMEPOS):
+        return pos, size
+    if kind == int(S.mjSENS_FRAMEQUAT):
+        return _quat(mat), 1.0
+    axis = {int(S.mjSENS_FRAMEXAXIS): 0, int(S.mjSENS_FRAMEYAXIS): 1, int(S.mjSENS_FRAMEZAXIS): 2}[kind]
+    return mat[:, axis], 1.0
+
+
+def _site_reading(model: mujoco.MjModel, data: mujoco.MjData, s: int) -> Reading | None:
+    kind, site = int(model.sensor_type[s]), int(model.sensor_objid[s])
+    pos, mat, body = _frame(model, data, int(OBJ.mjOBJ_SITE), site)
+    if kind in (int(S.mjSENS_VELOCIMETER), int(S.mjSENS_GYRO)):
+        lin, ang = _point_velocity(model, data, pos, body)
+        v, size = lin if kind == int(S.mjSENS_VELOCIMETER) else ang
+        return mat.T @ v, size
+    if kind == int(S.mjSENS_ACCELEROMETER):
+        acc = np.zeros(6)
+        mujoco.mj_objectAcceleration(model, data, int(OBJ.mjOBJ_SITE), site, acc, 1)
+        return acc[3:], _size(acc)
+    # force, torque: the wrench the body's subtree receives from its parent (cfrc_int, at the root's centre of mass)
+    wrench = np.asarray(data.cfrc_int[body])
+    torque, force = wrench[:3], wrench[3:]
+    if kind == int(S.mjSENS_FORCE):
+        return mat.T @ force, _size(force)
+    lever = pos - np.asarray(data.subtree_com[model.body_rootid[body]])
+    return mat.T @ (torque - np.cross(lever, force)), _size(torque) + _size(lever) * _size(force)
+
+
+def _subtree_reading(model: mujoco.MjModel, data: mujoco.MjData, s: int) -> Reading:
+    kind, body = int(model.sensor_type[s]), int(model.sensor_objid[s])
+    inside = [b for b in range(model.nbody) if _in_subtree(model, b, body)]
+    mass = np.asarray(model.body_mass)[inside]
+    if kind == int(S.mjSENS_SUBTREECOM):
+        com = mass @ np.asarray(data.xipos)[inside] / max(float(np.sum(mass)), mujoco.mjMINVAL)
+        return com, _size(np.asarray(data.xipos)[inside])
+    jac = np.zeros((3, model.nv))
+    mujoco.mj_jacSubtreeCom(model, data, jac, body)
+    return jac @ data.qvel, float(np.max(np.abs(jac) @ np.abs(data.qvel), initial=0.0))
+
+
+def _in_subtree(model: mujoco.MjModel, b: int, root: int) -> bool:
+    while b > root:
+        b = int(model.body_parentid[b])
+    return b == root
+
+
+def _touch_zone(model: mujoco.MjModel, data: mujoco.MjData, s: int) -> tuple[float, float, float]:
+    """(normal forces of the site body's contacts inside the site's zone, of all its contacts, their scale)."""
+    site = int(model.sensor_objid[s])
+    body = int(model.site_bodyid[site])
+    pos, mat, _ = _frame(model, data, int(OBJ.mjOBJ_SITE), site)
+    inside = total = 0.0
+    local = np.zeros(6)
+    cons = data.contact  # the contacts' arrays: MuJoCo 3.0's bindings read one contact's pos wrong
+    geoms, address = mujoco_versions.contact_geoms(cons), np.asarray(cons.efc_address)
+    for c in range(data.ncon):
+        bodies = [int(model.geom_bodyid[g]) if g >= 0 else -1 for g in geoms[c].tolist()]
+        if int(address[c]) < 0 or body not in bodies:
+            continue
+        mujoco.mj_contactForce(model, data, c, local)
+        if local[0] <= 0:
+            continue
+        total += local[0]
+        if _inside(model, site, mat.T @ (np.asarray(cons.pos[c]) - pos)):
+            inside += local[0]
+    return inside, total, total
+
+
+def _inside(model: mujoco.MjModel, site: int, p: np.ndarray) -> bool:
+    """Whether a point (site frame) is inside the site's volume (a hair inside: round-off on its surface is out)."""
+    size, kind, shrink = np.asarray(model.site_size[site]), int(model.site_type[site]), 1 - 1e-9
+    G = mujoco.mjtGeom
+    if kind == int(G.mjGEOM_SPHERE):
+        return float(np.linalg.norm(p)) < size[0] * shrink
+    if kind == int(G.mjGEOM_CAPSULE):
+        return float(np.linalg.norm([p[0], p[1], max(abs(p[2]) - size[1], 0.0)])) < size[0] * shrink
+    if kind == int(G.mjGEOM_ELLIPSOID):
+        return float(np.sum((p / size) ** 2)) < shrink
+    if kind == int(G.mjGEOM_CYLINDER):
+        return float(np.hypot(p[0], p[1])) < size[0] * shrink and abs(p[2]) < size[1] * shrink
+    if kind == int(G.mjGEOM_BOX):
+        return bool(np.all(np.abs(p) < size * shrink))
+    return False
+
+
+def _joint_reading(model: mujoco.MjModel, data: mujoco.MjData, s: int) -> Reading:
+    kind, obj = int(model.sensor_type[s]), int(model.sensor_objid[s])
+    qpos, qvel = int(model.jnt_qposadr[obj]), int(model.jnt_dofadr[obj])
+    value = {int(S.mjSENS_JOINTPOS): lambda: data.qpos[qpos:qpos + 1],
+             int(S.mjSENS_JOINTVEL): lambda: data.qvel[qvel:qvel + 1],
+             int(S.mjSENS_BALLQUAT): lambda: data.qpos[qpos:qpos + 4] / np.linalg.norm(data.qpos[qpos:qpos + 4]),
+             int(S.mjSENS_BALLANGVEL): lambda: data.qvel[qvel:qvel + 3],
+             _sensor("mjSENS_JOINTACTFRC"): lambda: data.qfrc_actuator[qvel:qvel + 1]}[kind]()
+    return np.array(value), _size(np.asarray(value))
+
+
+def _sensor(name: str) -> int:
+    return int(getattr(S, name)) if hasattr(S, name) else -1
+
+
+def readers() -> dict[int, Callable[[mujoco.MjModel, mujoco.MjData, int], Reading | None]]:
+    """The kinds this module recomputes, each with its second computation."""
+    simple = lambda field: (lambda m, d, s: (np.array(getattr(d, field)[m.sensor_objid[s]: m.sensor_objid[s] + 1]),  # noqa: E731
+                                            _size(np.array(getattr(d, field)[m.sensor_objid[s]: m.sensor_objid[s] + 1]))))
+    out = {int(S.mjSENS_TENDONPOS): simple("ten_length"), int(S.mjSENS_TENDONVEL): simple("ten_velocity"),
+           int(S.mjSENS_ACTUATORPOS): simple("actuator_length"), int(S.mjSENS_ACTUATORVEL): simple("actuator_velocity"),
+           int(S.mjSENS_ACTUATORFRC): simple("actuator_force"),
+           int(S.mjSENS_CLOCK): lambda m, d, s: (np.array([d.time]), abs(float(d.time)))}
+    for name in ("JOINTPOS", "JOINTVEL", "BALLQUAT", "BALLANGVEL", "JOINTACTFRC"):
+        if hasattr(S, f"mjSENS_{name}"):
+            out[_sensor(f"mjSENS_{name}")] = _joint_reading
+    for name in ("FRAMEPOS", "FRAMEQUAT", "FRAMEXAXIS", "FRAMEYAXIS", "FRAMEZAXIS", "FRAMELINVEL", "FRAMEANGVEL",
+                 "FRAMELINACC", "FRAMEANGACC"):
+        out[_sensor(f"mjSENS_{name}")] = _frame_reading
+    for name in ("VELOCIMETER", "GYRO", "ACCELEROMETER", "FORCE", "TORQUE"):
+        out[_sensor(f"mjSENS_{name}")] = _site_reading
+    out[int(S.mjSENS_SUBTREECOM)] = _subtree_reading
+    out[int(S.mjSENS_SUBTREELINVEL)] = _subtree_reading
+    return out
+
+
+def checked(model: mujoco.MjModel) -> tuple[np.ndarray, dict[int, str]]:
+    """(the sensors recomputed here, {left-out sensor: why})."""
+    kinds, why = readers(), {}
+    delay = np.asarray(getattr(model, "sensor_delay", np.zeros(model.nsensor)))
+    interval = np.asarray(getattr(model, "sensor_interval", np.zeros(model.nsensor)))
+    plugin = np.asarray(getattr(model, "sensor_plugin", -np.ones(model.nsensor)))
+    for s in range(model.nsensor):
+        kind = int(model.sensor_type[s])
+        if plugin[s] >= 0 or (kind not in kinds and kind != int(S.mjSENS_TOUCH)):
+            why[s] = mujoco.mjtSensor(kind).name.removeprefix("mjSENS_").lower()
+        elif np.any(delay[s] > 0) or np.any(interval[s] > 0):
+            why[s] = "delayed or sampled"
+        elif kind in (int(S.mjSENS_FRAMELINVEL), int(S.mjSENS_FRAMEANGVEL)) and int(model.sensor_refid[s]) >= 0:
+            why[s] = "velocity relative to a reference object"
+    return np.array([s for s in range(model.nsensor) if s not in why], dtype=int), why
+
+
+def _cut(model: mujoco.MjModel, s: int, value: np.ndarray) -> np.ndarray:
+    """The sensor's cutoff as MuJoCo applies it: real values clamped to +-cutoff, positive ones to cutoff."""
+    cutoff = float(model.sensor_cutoff[s])
+    if cutoff <= 0:
+        return value
+    datatype = int(model.sensor_datatype[s])
+    if datatype == int(mujoco.mjtDataType.mjDATATYPE_REAL):
+        return np.clip(value, -cutoff, cutoff)
+    if datatype == int(mujoco.mjtDataType.mjDATATYPE_POSITIVE):
+        return np.minimum(value, cutoff)
+    return value
+
+
+def sensor_errors(model: mujoco.MjModel, state: mujoco.MjData) -> list[tuple[float, float, int]]:
+    """(|sensordata - the quantity it reads| (beyond the touch zone's bounds), the quantity's scale, sensor) of each
+    checked sensor at `state` (only its cacc, cfrc_int, cfrc_ext refilled, as its forward pass fills them)."""
+    # cacc, cfrc_int: what acceleration and force sensors read, filled on the state itself (the same values for the
+    # same state; a copy of an MjData on MuJoCo 3.0 zeroes its contacts, and mj_rnePostConstraint on one segfaulted)
+    data = state
+    mujoco.mj_rnePostConstraint(model, data)
+    kinds, out = readers(), []
+    for s in checked(model)[0].tolist():
+        adr, dim, kind = int(model.sensor_adr[s]), int(model.sensor_dim[s]), int(model.sensor_type[s])
+        got = np.asarray(state.sensordata[adr: adr + dim])
+        if kind == int(S.mjSENS_TOUCH):
+            low, high, size = _touch_zone(model, data, s)
+            low, high = (float(_cut(model, s, np.array([x]))[0]) for x in (low, high))
+            value = float(got[0])
+            out.append((max(low - value, value - high, 0.0) if np.isfinite(value) else np.inf, size, s))
+            continue
+        reading = kinds[kind](model, data, s)
+        want, size = reading
+        want = _cut(model, s, np.asarray(want, dtype=float))
+        error = np.abs(got - want)
+        if kind == int(S.mjSENS_FRAMEQUAT) or kind == int(S.mjSENS_BALLQUAT):
+            error = np.minimum(error, np.abs(got + want))  # q and -q are one rotation
+        out.append((float(np.max(error)) if np.all(np.isfinite(got)) else np.inf, size, s))
+    return out
+
+
+def sensor_error(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[float, float, int]:
+    """The worst sensor's share at `state` as (error, scale, sensor), for scripts."""
+    found = sensor_errors(model, state)
+    if not found:
+        return 0.0, 0.0, -1
+    return max(found, key=lambda x: x[0] / max(x[1], 1.0))
+
+
+@pytest.mark.law("model-readout-sensors", source=SOURCE)
+def test_sensors_read_what_they_name(law, pack_model, readout_states, model_case) -> None:
+    """At the start and at each state of the driven run, each sensor whose kind is recomputed here reads the
+    quantity of mjData it names (in the frame it names, with its cutoff), to round-off of that quantity's scale; a
+    touch sensor reads between its zone's contacts' normal force and its body's."""
+    model = pack_model.model
+    sensors, why = checked(model)
+    if model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_SENSOR:
+        pytest.skip(f"{model_case}: sensors disabled (<flag sensor=\"disable\">)")
+    if not sensors.size:
+        pytest.skip(f"{model_case}: no sensor of a kind recomputed here"
+                    + (f" (left out: {_named(model, why)})" if why else ""))
+    worst: dict[int, tuple[float, float]] = {}
+    for state in readout_states:
+        for error, size, s in sensor_errors(model, state):
+            e, sz = worst.get(s, (0.0, 0.0))
+            worst[s] = (max(e, error), max(sz, size))
+    # a sensor's scale: its own largest over the states, and at least 1 in its unit (a sensor reading 0 all along)
+    shares = {s: e / max(sz, 1.0) for s, (e, sz) in worst.items()}
+    s = max(shares, key=shares.get)
+    name = model.sensor(s).name or str(s)
+    kind = mujoco.mjtSensor(int(model.sensor_type[s])).name.removeprefix("mjSENS_").lower()
+    left = f"; left out: {_named(model, why)}" if why else ""
+    law.check("sensor_error", shares[s], le=ROUND_OFF, drift_abs=ROUND_OFF,
+              why=f"|sensordata - the quantity it names|, a share of that quantity's scale (at least 1), over "
+                  f"{sensors.size} sensors; worst {name!r} ({kind}){left}; failing, MuJoCo {mujoco.__version__}'s "
+                  "sensor reads another quantity, frame or stage than it names: an engine defect")
+
+
+def _named(model: mujoco.MjModel, why: dict[int, str]) -> str:
+    items = [f"{model.sensor(s).name or s} ({w})" for s, w in list(why.items())[:4]]
+    return ", ".join(items) + (f" and {len(why) - 4} more" if len(why) > 4 else "")
