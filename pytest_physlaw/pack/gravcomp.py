@@ -47,7 +47,7 @@ def delivered(model: mujoco.MjModel, data: mujoco.MjData, without: mujoco.MjMode
 
 
 @pytest.mark.law("model-gravcomp", source=SOURCE)
-def test_gravcomp_lifts_the_compensated_weight(law, pack_model, driven, model_case) -> None:
+def test_gravcomp_lifts_the_compensated_weight(law, pack_model, exercised, model_case) -> None:
     """At the start and at each state of the driven run, the force that gravity compensation adds to the dofs
     (passive and actuator forces, with against without the model's `gravcomp`) equals -gravcomp m g at each
     compensated body's centre of mass mapped through its Jacobian (`mj_jacBodyCom`), to round-off of that
@@ -63,7 +63,7 @@ def test_gravcomp_lifts_the_compensated_weight(law, pack_model, driven, model_ca
     without.body_gravcomp[:] = 0
     dofs = _unclamped_dofs(model)
     worst, at, worst_state = 0.0, 0, None
-    for state in driven.states:
+    for state in exercised.states:
         want = expected(model, state, bodies)
         error = np.abs(delivered(model, state, without) - want)[dofs]
         share = float(np.max(error, initial=0.0)) / max(float(np.max(np.abs(want))), 1e-300)

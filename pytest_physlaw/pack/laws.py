@@ -38,10 +38,13 @@ from pytest_physlaw.pack.energy import (  # noqa: F401
 from pytest_physlaw.pack.fixtures import (  # noqa: F401
     bodies,
     driven,
+    exercised,
     horizon,
     linearized,
     pack_model,
     pytest_generate_tests,
+    reached,
+    record_coverage,
     settings,
     settled,
     settled_half_step,

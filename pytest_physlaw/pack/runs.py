@@ -22,6 +22,7 @@ import mujoco
 import numpy as np
 
 from pytest_physlaw import kit, mujoco_versions
+from pytest_physlaw.pack.coverage import Coverage
 
 DSBL = mujoco.mjtDisableBit
 CONTROL_PERIOD = 0.05  # s between two draws of the exercised run's controls
@@ -145,15 +146,19 @@ class Driven:
 
     warnings: dict[str, int]
     states: list[mujoco.MjData]
+    coverage: Coverage | None = None  # what the run reached, step by step (`coverage.Coverage`)
 
 
 def driven(model: mujoco.MjModel, steps: int, keyframe: str, seed: int, *, seeded: bool = True) -> Driven:
     """`steps` steps from `start` under seeded controls redrawn every `CONTROL_PERIOD` (with `seeded=False`, the
-    start's controls held); a forwarded copy of the state is kept at each redraw."""
+    start's controls held); a forwarded copy of the state is kept at each redraw, and what the run reached is
+    recorded after each step (`coverage.Coverage`)."""
     rng = np.random.default_rng(seed)
     data = start(model, keyframe)
     period = max(1, int(round(CONTROL_PERIOD / model.opt.timestep)))
     states = []
+    reached = Coverage(model)
+    reached.see(data)
     for i in range(steps):
         if i % period == 0:
             if seeded and model.nu:
@@ -162,7 +167,8 @@ def driven(model: mujoco.MjModel, steps: int, keyframe: str, seed: int, *, seede
             mujoco.mj_forward(model, kept)
             states.append(kept)
         mujoco.mj_step(model, data)
-    return Driven(warnings_of(data), states)
+        reached.see(data)
+    return Driven(warnings_of(data), states, reached)
 
 
 def moments(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:

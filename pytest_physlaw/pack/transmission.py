@@ -93,7 +93,7 @@ def mismatch(moment: np.ndarray, model: mujoco.MjModel, data: mujoco.MjData, dof
 
 
 @pytest.mark.law("model-actuator-moments", source=SOURCE)
-def test_moment_arms_are_the_lengths_derivative(law, pack_model, driven, model_case) -> None:
+def test_moment_arms_are_the_lengths_derivative(law, pack_model, exercised, model_case) -> None:
     """At the start and at each state of the driven run, each actuator's moment arm on each dof, as MuJoCo's
     forward pass applied it, is the derivative of the actuator's length along that dof (central differences at two
     steps), to 1e-5 of its largest moment arm beyond what the two differences disagree by: the force an actuator
@@ -103,10 +103,10 @@ def test_moment_arms_are_the_lengths_derivative(law, pack_model, driven, model_c
     if not actuators.size:
         pytest.skip(f"{model_case}: no actuator whose length is a function of the position (joint, tendon, "
                     "slider-crank or site with a reference site)")
-    moments = [runs.moments(model, state)[actuators] for state in driven.states]
+    moments = [runs.moments(model, state)[actuators] for state in exercised.states]
     dofs = reached(model, moments)
     worst = np.zeros(actuators.size)
-    for state, moment in zip(driven.states, moments):
+    for state, moment in zip(exercised.states, moments):
         full = np.zeros((model.nu, model.nv))
         full[actuators] = moment
         worst = np.maximum(worst, mismatch(full, model, state, dofs)[actuators])

@@ -87,12 +87,12 @@ def _constraint_wrenches(model: mujoco.MjModel, data: mujoco.MjData, rows: np.nd
 
 
 @pytest.mark.law("model-constraint-wrenches", source=SOURCE)
-def test_reported_constraint_wrenches_are_the_applied_forces(law, pack_model, driven, settled, model_case) -> None:
+def test_reported_constraint_wrenches_are_the_applied_forces(law, pack_model, exercised, settled, model_case) -> None:
     """At the start, at each state of the driven run and at the settled end, the bodies' constraint wrenches
     (`cfrc_ext` after `mj_rnePostConstraint`), mapped through each body's Jacobian, sum to the generalised force
     J^T f of the contact, connect and weld rows, to round-off of that force."""
     model = pack_model.model
-    found = [mismatch(model, s) for s in [*driven.states, settled.final]]
+    found = [mismatch(model, s) for s in [*exercised.states, settled.final]]
     loaded = [(e, f, d) for e, f, d in found if f > 0]
     if not loaded:
         pytest.skip(f"{model_case}: no contact, connect or weld force in any state checked")
