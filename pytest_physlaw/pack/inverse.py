@@ -4,8 +4,9 @@ fwdinv diagnostic `mjData.solver_fwdinv`); the equation of motion M qacc + c = t
 
 Forward dynamics solves M qacc = qfrc_smooth + qfrc_constraint for qacc; inverse dynamics takes qacc and
 returns qfrc_inverse = M qacc + qfrc_bias - qfrc_passive - qfrc_constraint, recovering the constraint force
-from qacc through the same soft-constraint model. Two parts are checked apart, at the start and at each state
-of the driven run (seeded controls, limbs swinging and touching):
+from qacc through the same soft-constraint model. Two parts are checked apart, at each exercised state (the start,
+the driven run's states under seeded controls, the reaching run's at joint limits, force clamps and new contacts:
+`fixtures.exercised`):
 
 - the smooth dynamics: constraints off, inverse dynamics given forward dynamics' own unconstrained
   acceleration (`qacc_smooth` = M^-1 qfrc_smooth) returns the applied forces (actuators, qfrc_applied). Both
@@ -92,7 +93,7 @@ def continuous_model(model: mujoco.MjModel) -> mujoco.MjModel:
 
 @pytest.mark.law("model-inverse-dynamics", source=SOURCE)
 def test_inverse_dynamics_returns_the_forces(law, pack_model, exercised, model_case) -> None:
-    """At the start and at each state of the driven run, `mj_inverse` returns the forces forward dynamics applied:
+    """At each exercised state (the driven and the reaching runs'), `mj_inverse` returns the forces forward dynamics applied:
     constraints off, given `qacc_smooth` it returns the actuator and applied forces to round-off; given the
     qacc of `mj_forward`, the constraint force it recovers is the solver's, to the solver's convergence where
     the solve converged (not checked under noslip)."""

@@ -9,6 +9,9 @@
   self-contact, loaded loops), not only at rest.
 - `halved`: a copy of the model whose timestep is a fraction of its own, for convergence laws.
 
+The reaching run, which takes the model to its limits and saturations, is `reaching`; what the driven and reaching
+runs covered is recorded step by step by `coverage.Coverage`.
+
 The horizon (`PackSettings.horizon`) is the shorter of ini `physlaw_model_seconds` and ini
 `physlaw_model_steps` timesteps, so a model with a 1e-4 s step is not run 10,000 steps by default.
 """
