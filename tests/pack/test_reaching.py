@@ -103,3 +103,42 @@ def test_a_fault_at_saturation_is_caught_only_with_the_reaching_run(pytester: py
         assert "smooth_residual" in {c["quantity"] for c in record["checks"] if not c["passed"]}
     (entry,) = report["run"]["models"]
     assert entry["coverage"]["actuators"]["m2"]["force_limits"] == ("both" if with_reaching else "none")
+
+
+# a motor with a velocity term (force = ctrl - 1e-4 qdot), stepped by implicitfast, whose forcerange (0.999) binds
+# only at the ends of its ctrlrange: held there by the reaching run against the joint's limit, not drawn by the driven run
+SERVO = """<mujoco><compiler angle="radian"/><option gravity="0 0 0" integrator="implicitfast" timestep="0.002"/>
+<worldbody><body><joint name="j" type="hinge" axis="0 1 0" range="-1 1" damping="0.01"/>
+  <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="1"/></body></worldbody>
+<actuator><general name="servo" joint="j" gainprm="1" biastype="affine" biasprm="0 0 -1e-4" ctrlrange="-1 1"
+  forcelimited="true" forcerange="-0.999 0.999"/></actuator></mujoco>"""
+
+
+def _clamped_servo_keeps_its_damping(real):
+    def faulty(m, d):  # MuJoCo 3.5.0: the velocity term (bias -kv) kept in qDeriv while forcerange clamps its force
+        real(m, d)
+        low, high = m.actuator_forcerange.T
+        clamped = m.actuator_forcelimited.astype(bool) & ((d.actuator_force <= low) | (d.actuator_force >= high))
+        if np.any(clamped):
+            moment = runs.moments(m, d)
+            dense = moment.T @ np.diag(np.where(clamped, m.actuator_biasprm[:, 2], 0.0)) @ moment
+            d.qDeriv[:] += dense[np.nonzero(dense)][: d.qDeriv.size]  # one dof here: the one entry
+    return faulty
+
+
+@pytest.mark.parametrize(("fault", "with_reaching", "outcome"),
+                         [(False, True, "passed"), (True, False, "passed"), (True, True, "failed")],
+                         ids=["sound", "fault-driven-alone", "fault-exercised"])
+def test_the_velocity_derivative_law_sees_a_clamped_servo_only_when_the_run_clamps_it(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, fault: bool, with_reaching: bool,
+        outcome: str) -> None:
+    pytester.path.joinpath("servo.xml").write_text(SERVO)
+    if fault:
+        monkeypatch.setattr(mujoco, "mj_implicit", _clamped_servo_keeps_its_damping(mujoco.mj_implicit))
+    if not with_reaching:
+        monkeypatch.setattr(reaching, "reaching", lambda model, steps, keyframe="": reaching.Reached(
+            [], coverage.Coverage(model), {}, None))
+    pytester.runpytest_inprocess("--physlaw-model=servo.xml", "-p", "no:cacheprovider", "-k", "velocity_derivative")
+    report = json.loads((pytester.path / ".physlaw" / "report.json").read_text())
+    (record,) = [r for r in report["laws"] if r["law"] == "model-velocity-derivative"]
+    assert record["outcome"] == outcome, record
