@@ -78,6 +78,13 @@ def tendon_jacobian(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     return np.array(data.ten_J).reshape(model.ntendon, model.nv).copy()
 
 
+def velocity_derivative(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """(nv, nv) `qDeriv`, d(qfrc_smooth)/d(qvel) as the implicit integrators left it, dense: its sparse index is the
+    model's (`mjModel.D_rownnz`) where the model has it, else the data's."""
+    owner = model if hasattr(model, "D_rownnz") else data
+    return sparse_to_dense(model.nv, model.nv, data.qDeriv, owner.D_rownnz, owner.D_rowadr, owner.D_colind)
+
+
 def constraint_jacobian(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     """The constraint rows' Jacobian `efc_J` as a dense (nefc, nv) array, whether MuJoCo stored it sparse or dense."""
     if mujoco.mj_isSparse(model):

@@ -115,7 +115,7 @@ SERVO = """<mujoco><compiler angle="radian"/><option gravity="0 0 0" integrator=
 
 
 def _clamped_servo_keeps_its_damping(real):
-    def faulty(m, d):  # MuJoCo 3.5.0: the velocity term (bias -kv) kept in qDeriv while forcerange clamps its force
+    def faulty(m, d):  # MuJoCo 3.4.0: the velocity term (bias -kv) kept in qDeriv while forcerange clamps its force
         real(m, d)
         low, high = m.actuator_forcerange.T
         clamped = m.actuator_forcelimited.astype(bool) & ((d.actuator_force <= low) | (d.actuator_force >= high))
