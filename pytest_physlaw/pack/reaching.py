@@ -14,8 +14,11 @@ model there with MuJoCo's own stepping, from the same start, in `PHASES` phases 
   coordinate's stiffness, through MuJoCo's own mass matrix (`mj_solveM`). A flex's nodes are left alone.
 
 Nothing is moved by hand: bodies reach each other and their limits by the forces alone (no teleport into
-penetration). MuJoCo's warnings end the run where they first occur: a model pushed where it cannot go stops there,
-the states kept before stay.
+penetration). MuJoCo's warnings end the run where they first occur, and so does a dof's speed over `RUNAWAY` (1000 rad/s or m/s:
+a model blowing up before MuJoCo says so): a model pushed where it cannot go stops there;
+the states kept before stay, less those of the last quarter phase before it (the run-up to the warning). (MuJoCo's
+Newton's cradle, `model/replicate/newton_cradle.xml`, ran away in the third phase: 2e4 rad/s at its end, a bad qacc
+warned in the fourth.)
 
 Kept (forwarded copies, `qfrc_applied` included): the state at each phase's end (held at the ends) and, up to
 `MAX_EVENT_STATES`, the states at which the run first reached something (a limit, a clamp, a geom pair: `coverage`),
@@ -38,6 +41,7 @@ PHASES = 4
 MAX_EVENT_STATES = 8  # states kept where something was first reached, besides the PHASES phase ends
 CROSSING = 0.25  # share of a phase in which a pushed coordinate would cross its range, unresisted
 MARGIN = 2.0  # the push's bias, stiffness and inertia terms each taken this many times over
+RUNAWAY = 1e3  # rad/s or m/s on a dof: no robot's motion, a model blowing up (MuJoCo warns only once it has)
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,7 @@ def reaching(model: mujoco.MjModel, steps: int, keyframe: str = "") -> Reached:
     push = pushes(model, data, phase_steps * model.opt.timestep)
     gap = max(1, phase_steps // 4)
     states: list[mujoco.MjData] = []
+    steps_at: list[int] = []  # the step each kept state follows
     events, last, stopped = 0, -gap, None
     warned = _warned(data)
     for phase in range(PHASES):
@@ -143,16 +148,21 @@ def reaching(model: mujoco.MjModel, steps: int, keyframe: str = "") -> Reached:
                 jac = mujoco_versions.tendon_jacobian(model, data)[push.tendons]
                 data.qfrc_applied += tendon_push @ jac
             mujoco.mj_step(model, data)
-            if _warned(data) > warned:  # MuJoCo says the model went where it cannot: stop, keep what came before
-                stopped = f"{', '.join(runs.warnings_of(data))} at t = {data.time:.3g} s (phase {phase + 1} of {PHASES})"
+            runaway = float(np.max(np.abs(data.qvel), initial=0.0)) > RUNAWAY
+            if _warned(data) > warned or runaway:  # the model went where it cannot: stop, keep what came before
+                why = f"a speed over {RUNAWAY:g}" if runaway else ", ".join(runs.warnings_of(data))
+                stopped = f"{why} at step {i} (phase {phase + 1} of {PHASES})"
+                states = [s for s, at in zip(states, steps_at) if at <= i - gap]  # not the run-up to it
                 break
             new = coverage.see(data)
             if new and events < MAX_EVENT_STATES and i - last >= gap:
                 states.append(_kept(model, data))
+                steps_at.append(i)
                 events, last = events + 1, i
         if stopped:
             break
         states.append(_kept(model, data))
+        steps_at.append((phase + 1) * phase_steps - 1)
     return Reached(states, coverage, runs.warnings_of(data), stopped)
 
 
