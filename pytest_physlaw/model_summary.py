@@ -30,6 +30,7 @@ from pytest_physlaw.session import LawSession, law_session
 from pytest_physlaw.table import align
 
 MODEL, NOT_A_MODEL, COLLECTION_ERROR = MODEL_STATUSES
+COVERAGE_PROPERTY = "physlaw_coverage"  # the test report's user property that carries what a model's runs covered
 HEADER = ("model", "laws", "passed", "failed", "skipped", "xfailed", "time")
 BUCKETS = {"passed": "passed", "xpassed": "passed", "failed": "failed", "crashed": "failed", "error": "failed",
            "skipped": "skipped", "xfailed": "xfailed"}
@@ -66,6 +67,9 @@ class ModelSummary:
         if path in self.state.models:
             seconds = self.state.model_seconds
             seconds[path] = seconds.get(path, 0.0) + float(report.duration or 0.0)
+            for name, value in report.user_properties:
+                if name == COVERAGE_PROPERTY and isinstance(value, dict):
+                    self.state.models[path]["coverage"] = value
 
     @pytest.hookimpl(trylast=True)  # after the law table
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -99,6 +103,7 @@ class ModelRow:
     accepted: list[str] = field(default_factory=list)
     follows: list[str] = field(default_factory=list)  # failures that follow from another finding
     seconds: float | None = None
+    coverage: dict[str, Any] | None = None  # what its runs covered (`pytest_physlaw.pack.coverage`)
 
     def findings(self) -> list[tuple[str, str]]:
         """(kind, finding) below the row: what failed, what follows from another finding, what was accepted."""
@@ -113,7 +118,7 @@ class ModelRow:
 
 def model_rows(run: LawSession) -> list[ModelRow]:
     """A row per model file the pack ran (status "model"), in path order, from the run's law records."""
-    rows = {path: ModelRow(path, seconds=run.model_seconds.get(path))
+    rows = {path: ModelRow(path, seconds=run.model_seconds.get(path), coverage=entry.get("coverage"))
             for path, entry in sorted(run.models.items()) if entry.get("status") == MODEL}
     for record in run.sorted_records():
         row = rows.get(record.nodeid.partition("::")[0])
@@ -190,6 +195,8 @@ def terminal_lines(run: LawSession, verbosity: int = 0) -> list[str]:
         lines.append(table[0])
         for row, line in zip(rows, table[1:]):
             lines.append(line)
+            if row.coverage:
+                lines.append(f"    {'covered':<8} {covered(row.coverage)}")
             lines += [f"    {kind:<8} {f}" for kind, f in row.findings()]
     lines.append(totals(run, rows))
     if verbosity >= 0:
@@ -197,6 +204,28 @@ def terminal_lines(run: LawSession, verbosity: int = 0) -> list[str]:
             lines += ["", heading[0].lower() + heading[1:] + ":"]
             lines += ["  " + line for line in align([(p, w if s == NOT_A_MODEL else f"{s}: {w}") for p, s, w in entries])]
     return lines
+
+
+def covered(coverage: dict[str, Any]) -> str:
+    """What a model's runs covered, on one line: "joints 96 % of range, 21/21 reached a limit; tendons 85 % of range;
+    actuators 21/21 at both ctrl ends; 61 geom pairs touched (47 self-contact)"."""
+    parts = []
+    if coverage.get("joints_limited"):
+        parts.append(f"joints {100 * coverage['joint_range_share']:.0f} % of range, "
+                     f"{coverage['joints_at_a_limit']}/{coverage['joints_limited']} reached a limit")
+    if coverage.get("tendon_range_share") is not None:
+        parts.append(f"tendons {100 * coverage['tendon_range_share']:.0f} % of range")
+    if coverage.get("actuator_count"):
+        text = f"actuators {coverage['actuators_at_both_ctrl_ends']}/{coverage['actuator_count']} at both ctrl ends"
+        if coverage.get("actuators_force_limited"):
+            text += (f", {coverage['actuators_force_saturated']}/{coverage['actuators_force_limited']} "
+                     "at a force limit")
+        parts.append(text)
+    pairs, own = len(coverage.get("contact_pairs", [])), len(coverage.get("self_contact_pairs", []))
+    parts.append(f"{plural(pairs, 'geom pair')} touched ({own} self-contact)")
+    if coverage.get("stopped"):
+        parts.append(f"the reaching run stopped early: {coverage['stopped']}")
+    return "; ".join(parts)
 
 
 def aligned(rows: list[tuple[str, ...]]) -> list[str]:

@@ -66,6 +66,26 @@ def sparse_to_dense(rows: int, cols: int, values: np.ndarray, rownnz: np.ndarray
     return dense
 
 
+def tendon_jacobian(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """(ntendon, nv) the tendons' Jacobian `ten_J` at `data`'s last forward pass, dense. 3.14 stores it in compressed
+    rows indexed by the model (`mjModel.ten_J_rownnz`); earlier releases index it in the data and store it dense
+    unless the model's Jacobians are sparse (`mj_isSparse`)."""
+    if hasattr(model, "ten_J_rownnz"):
+        return sparse_to_dense(model.ntendon, model.nv, data.ten_J, model.ten_J_rownnz, model.ten_J_rowadr,
+                               model.ten_J_colind)
+    if hasattr(data, "ten_J_rownnz") and mujoco.mj_isSparse(model):
+        return sparse_to_dense(model.ntendon, model.nv, data.ten_J, data.ten_J_rownnz, data.ten_J_rowadr,
+                               data.ten_J_colind)
+    return np.array(data.ten_J).reshape(model.ntendon, model.nv).copy()
+
+
+def velocity_derivative(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """(nv, nv) `qDeriv`, d(qfrc_smooth)/d(qvel) as the implicit integrators left it, dense: its sparse index is the
+    model's (`mjModel.D_rownnz`) where the model has it, else the data's."""
+    owner = model if hasattr(model, "D_rownnz") else data
+    return sparse_to_dense(model.nv, model.nv, data.qDeriv, owner.D_rownnz, owner.D_rowadr, owner.D_colind)
+
+
 def constraint_jacobian(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     """The constraint rows' Jacobian `efc_J` as a dense (nefc, nv) array, whether MuJoCo stored it sparse or dense."""
     if mujoco.mj_isSparse(model):

@@ -93,7 +93,8 @@ MODEL_STATUSES = ("model", "not a model", "collection error")  # as `model_summa
 
 
 def _models(models: Any, where: str) -> None:
-    """run.models (a model pack run's files; absent in older reports): path, status, why."""
+    """run.models (a model pack run's files; absent in older reports): path, status, why, and what its runs covered
+    (`coverage`, an object; absent in older reports and where no law read the exercised states)."""
     _type(models, list, where, "run.models")
     for j, entry in enumerate(models):
         at = f"run.models[{j}]"
@@ -102,6 +103,7 @@ def _models(models: Any, where: str) -> None:
         if entry.get("status") not in MODEL_STATUSES:
             raise ReportError(f"{where}: {at}.status is {entry.get('status')!r}, not one of {', '.join(MODEL_STATUSES)}")
         _type(entry.get("why", ""), str, where, f"{at}.why")
+        _type(entry.get("coverage", {}), dict, where, f"{at}.coverage")
 
 
 def _type(value: Any, kind: type | tuple[type, ...], where: str, key: str) -> None:

@@ -35,7 +35,8 @@ class LawSession:
     incomplete:      why this run's records are not the whole of what it selected, or None.
     leaves_files_out: the run skips files under its paths on purpose (--lf, --ignore).
     models:          the model pack's files (rootdir-relative, as their nodeids) -> {"status": "model",
-                     "not a model" or "collection error", "why": the reason where not a model}; empty
+                     "not a model" or "collection error", "why": the reason where not a model, "coverage": what
+                     its runs covered where a law read the exercised states (`pack.coverage`)}; empty
                      without --physlaw-model (see `model_summary`).
     model_seconds:   each model's tests' setup, call and teardown durations summed (not in the report:
                      durations change every run, a report of an unchanged run keeps its bytes).
@@ -55,7 +56,7 @@ class LawSession:
     environment: dict[str, Any] = field(default_factory=dict)
     incomplete: str | None = None
     leaves_files_out: bool = False
-    models: dict[str, dict[str, str]] = field(default_factory=dict)
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
     model_seconds: dict[str, float] = field(default_factory=dict)
 
     def sorted_records(self) -> list[LawRecord]:

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from pytest_physlaw.pack import measure, roundoff, runs
+from pytest_physlaw.model_summary import COVERAGE_PROPERTY
+from pytest_physlaw.pack import measure, reaching, roundoff, runs
 from pytest_physlaw.pack.settings import PackSettings
 
 SEED = 2024  # seeded poses, velocities and controls draw with SEED (+ a body's id where per body)
@@ -70,6 +71,33 @@ def driven(pack_model: Any, settings: PackSettings, horizon: int) -> runs.Driven
     """The model under seeded controls inside their ranges (ini physlaw_model_controls = none: the start's
     controls held), its warnings and the states kept at each draw (`runs.driven`)."""
     return runs.driven(pack_model.model, horizon, settings.keyframe, SEED, seeded=settings.controls == "seeded")
+
+
+@pytest.fixture(scope="module")
+def reached(pack_model: Any, settings: PackSettings, horizon: int) -> reaching.Reached:
+    """The reaching run over the horizon (`reaching.reaching`): controls held at their ends, unactuated joints and
+    tendons pushed to their limits; its kept states, what it covered, why it stopped early."""
+    return reaching.reaching(pack_model.model, horizon, settings.keyframe)
+
+
+@pytest.fixture(scope="module")
+def exercised(driven: runs.Driven, reached: reaching.Reached) -> reaching.Exercised:
+    """The states the engine laws judge (`reaching.Exercised`): `.states`, a list of forwarded MjData copies, the
+    driven run's (the start first) then the reaching run's (at limits, saturated, new contact pairs); `.coverage`,
+    what both runs reached (`coverage.Coverage`, `.summary()` as JSON); `.stopped`."""
+    return reaching.exercised(driven, reached)
+
+
+@pytest.fixture(autouse=True)
+def record_coverage(request: pytest.FixtureRequest) -> None:
+    """A law that reads the exercised states carries what they covered in its report (`user_properties`,
+    "physlaw_coverage"), for the per-model summary (`pytest_physlaw.model_summary`), also across xdist."""
+    if "exercised" in request.fixturenames:
+        run = request.getfixturevalue("exercised")
+        summary = run.coverage.summary()
+        if run.stopped:
+            summary["stopped"] = run.stopped
+        request.node.user_properties.append((COVERAGE_PROPERTY, summary))
 
 
 @pytest.fixture(scope="module")

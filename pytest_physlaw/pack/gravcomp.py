@@ -7,8 +7,8 @@ The Jacobian is MuJoCo's own (`mj_jacBodyCom`); the applied force is what reache
 passive and actuator forces with the model's gravcomp against without it, so the compensation counts whether it
 comes as a passive force or through actuators (`actuatorgravcomp`), and only if it is delivered: a body without
 joints of its own, welded into a jointed parent, is compensated all the same, its weight hanging on its parent's
-dofs (MuJoCo 3.4.0 computed it in `qfrc_gravcomp` and never added it: issue #3066). Checked at the start and at
-each state of the driven run.
+dofs (MuJoCo 3.4.0 computed it in `qfrc_gravcomp` and never added it: issue #3066). Checked at each exercised
+state (the start, the driven run's, the reaching run's at limits and saturation: `fixtures.exercised`).
 
 Measured:
 `pytest --physlaw-model=MODEL.xml -k gravcomp -s`; see docs/checking-a-model.md ("The laws, and what a finding means").
@@ -47,8 +47,8 @@ def delivered(model: mujoco.MjModel, data: mujoco.MjData, without: mujoco.MjMode
 
 
 @pytest.mark.law("model-gravcomp", source=SOURCE)
-def test_gravcomp_lifts_the_compensated_weight(law, pack_model, driven, model_case) -> None:
-    """At the start and at each state of the driven run, the force that gravity compensation adds to the dofs
+def test_gravcomp_lifts_the_compensated_weight(law, pack_model, exercised, model_case) -> None:
+    """At each exercised state (the driven and the reaching runs'), the force that gravity compensation adds to the dofs
     (passive and actuator forces, with against without the model's `gravcomp`) equals -gravcomp m g at each
     compensated body's centre of mass mapped through its Jacobian (`mj_jacBodyCom`), to round-off of that
     force. Dofs whose compensation goes through a force-limited actuator (`actuatorgravcomp` on a joint with
@@ -63,7 +63,7 @@ def test_gravcomp_lifts_the_compensated_weight(law, pack_model, driven, model_ca
     without.body_gravcomp[:] = 0
     dofs = _unclamped_dofs(model)
     worst, at, worst_state = 0.0, 0, None
-    for state in driven.states:
+    for state in exercised.states:
         want = expected(model, state, bodies)
         error = np.abs(delivered(model, state, without) - want)[dofs]
         share = float(np.max(error, initial=0.0)) / max(float(np.max(np.abs(want))), 1e-300)

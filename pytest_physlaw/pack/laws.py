@@ -9,6 +9,7 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `gravcomp`: gravity compensation applies -gravcomp m g at each compensated body's centre of mass.
 - `wrenches`: the constraint wrenches booked on bodies (cfrc_ext, what force sensors read) are the solver's.
 - `transmission`: each actuator's moment arm is the derivative of its length (virtual work).
+- `derivatives`: the velocity derivative an implicit integrator steps with is the actuator forces' (clamps included).
 - `inertia`: masses and inertias are matter inside the robot (no tighter than osmium, no wider than the
   robot) and links are no denser than osmium.
 - `rest`: the settled pose (sag, centre of mass, speed), the model's figures, contact load, depth and touch; the
@@ -33,6 +34,7 @@ from pytest_physlaw.pack.actuators import (  # noqa: F401
     test_servos_hold_a_standing_robot_up,
     test_servo_sag_stays_off_the_limits,
 )
+from pytest_physlaw.pack.derivatives import test_velocity_derivative_is_the_actuator_forces  # noqa: F401
 from pytest_physlaw.pack.energy import (  # noqa: F401
     test_floating_base_keeps_its_momentum,
     test_passive_forces_dissipate,
@@ -41,10 +43,13 @@ from pytest_physlaw.pack.energy import (  # noqa: F401
 from pytest_physlaw.pack.fixtures import (  # noqa: F401
     bodies,
     driven,
+    exercised,
     horizon,
     linearized,
     pack_model,
     pytest_generate_tests,
+    reached,
+    record_coverage,
     settings,
     settled,
     settled_half_step,

@@ -9,6 +9,9 @@
   self-contact, loaded loops), not only at rest.
 - `halved`: a copy of the model whose timestep is a fraction of its own, for convergence laws.
 
+The reaching run, which takes the model to its limits and saturations, is `reaching`; what the driven and reaching
+runs covered is recorded step by step by `coverage.Coverage`.
+
 The horizon (`PackSettings.horizon`) is the shorter of ini `physlaw_model_seconds` and ini
 `physlaw_model_steps` timesteps, so a model with a 1e-4 s step is not run 10,000 steps by default.
 """
@@ -22,9 +25,13 @@ import mujoco
 import numpy as np
 
 from pytest_physlaw import kit, mujoco_versions
+from pytest_physlaw.pack.coverage import Coverage
 
 DSBL = mujoco.mjtDisableBit
 CONTROL_PERIOD = 0.05  # s between two draws of the exercised run's controls
+# a state's every input to a forward pass: physics, controls, applied forces, mocap, equality activations, plugins
+STATE_SPEC = int(getattr(mujoco.mjtState, "mjSTATE_INTEGRATION", mujoco.mjtState.mjSTATE_FULLPHYSICS
+                         | mujoco.mjtState.mjSTATE_USER))
 
 
 def keyframe_id(model: mujoco.MjModel, keyframe: str) -> int | None:
@@ -95,19 +102,20 @@ def settled(model: mujoco.MjModel, steps: int, keyframe: str = "", *, cold: bool
     # MuJoCo counts the noslip pass's iterations in solver_niter too (Adroit's 3 Newton iterations read 23 with
     # noslip_iterations=20, "capped" at its cap of 20): the main solve is counted apart, on a copy of the same
     # state without noslip, which runs after the main solve and does not change it
-    main_model = copy.copy(model)
-    main_model.opt.noslip_iterations = 0
+    # (the dog's model takes 0.25 s to copy, its data 5 ms: each copy is made once a run, only where needed)
     noslip = model.opt.noslip_iterations > 0
-    cold_model = copy.copy(main_model)
-    cold_model.opt.disableflags |= DSBL.mjDSBL_WARMSTART
+    main_model = _without_noslip(model) if noslip else model
+    cold_model = _without_warmstart(main_model) if cold else None
+    scratch = mujoco.MjData(cold_model) if cold else None
+    main = mujoco.MjData(main_model) if noslip else None
     warm, cold_n, capped, xpos = [], [], [], [data.xipos.copy()]
     for _ in range(steps):
         if cold:
-            scratch = copy.copy(data)
+            _same_state(model, data, scratch)
             mujoco.mj_forward(cold_model, scratch)
             cold_n.append(step_iterations(scratch))
         if noslip:
-            main = copy.copy(data)
+            _same_state(model, data, main)
             mujoco.mj_forward(main_model, main)
         mujoco.mj_step(model, data)
         counted = main if noslip else data
@@ -119,6 +127,29 @@ def settled(model: mujoco.MjModel, steps: int, keyframe: str = "", *, cold: bool
     return Run(steps, np.array(warm), np.array(cold_n), np.array(capped, dtype=bool), data.qpos.copy(),
                data.qvel.copy(), data.act.copy(), int(data.nefc), np.array(xpos), first, final,
                warnings_of(data))
+
+
+def _without_noslip(model: mujoco.MjModel) -> mujoco.MjModel:
+    m = copy.copy(model)
+    m.opt.noslip_iterations = 0
+    return m
+
+
+def _without_warmstart(model: mujoco.MjModel) -> mujoco.MjModel:
+    m = copy.copy(model)
+    m.opt.disableflags |= DSBL.mjDSBL_WARMSTART
+    return m
+
+
+def _same_state(model: mujoco.MjModel, source: mujoco.MjData, target: mujoco.MjData) -> None:
+    """`target` (of a copy of `model`) given `source`'s whole state and inputs, warm start included (MuJoCo's
+    `mj_getState` / `mj_setState`): what a copy of the MjData would hold for a forward pass, without copying its
+    arena each step."""
+    spec = STATE_SPEC
+    state = np.empty(mujoco.mj_stateSize(model, spec))
+    mujoco.mj_getState(model, source, state, spec)
+    mujoco.mj_setState(model, target, state, spec)
+    target.qacc_warmstart[:] = source.qacc_warmstart
 
 
 def nudged(model: mujoco.MjModel, data: mujoco.MjData, share: float) -> None:
@@ -145,15 +176,19 @@ class Driven:
 
     warnings: dict[str, int]
     states: list[mujoco.MjData]
+    coverage: Coverage | None = None  # what the run reached, step by step (`coverage.Coverage`)
 
 
 def driven(model: mujoco.MjModel, steps: int, keyframe: str, seed: int, *, seeded: bool = True) -> Driven:
     """`steps` steps from `start` under seeded controls redrawn every `CONTROL_PERIOD` (with `seeded=False`, the
-    start's controls held); a forwarded copy of the state is kept at each redraw."""
+    start's controls held); a forwarded copy of the state is kept at each redraw, and what the run reached is
+    recorded after each step (`coverage.Coverage`)."""
     rng = np.random.default_rng(seed)
     data = start(model, keyframe)
     period = max(1, int(round(CONTROL_PERIOD / model.opt.timestep)))
     states = []
+    reached = Coverage(model)
+    reached.see(data)
     for i in range(steps):
         if i % period == 0:
             if seeded and model.nu:
@@ -162,7 +197,8 @@ def driven(model: mujoco.MjModel, steps: int, keyframe: str, seed: int, *, seede
             mujoco.mj_forward(model, kept)
             states.append(kept)
         mujoco.mj_step(model, data)
-    return Driven(warnings_of(data), states)
+        reached.see(data)
+    return Driven(warnings_of(data), states, reached)
 
 
 def moments(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:

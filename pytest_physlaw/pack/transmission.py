@@ -3,8 +3,8 @@ moment^T force, and by virtual work that moment is d(length)/dq (MuJoCo's `actua
 `actuator_length`). Source: MuJoCo's documentation ("Computation": actuation model, transmissions); the principle
 of virtual work.
 
-The moment arms are the ones MuJoCo used at each state of the driven run (seeded controls, the same mjData
-stepped on), as its forward pass left them; the lengths' derivative is measured by central differences along
+The moment arms are the ones MuJoCo used at each exercised state (the driven run's under seeded controls and the
+reaching run's at limits and saturation, `fixtures.exercised`), as its forward pass left them; the lengths' derivative is measured by central differences along
 dof of the trees they act on (`mj_integratePos`, then MuJoCo's kinematics, tendons and transmission passes).
 A transmission that keeps state from an earlier call, or differentiates its length wrongly, shows here: MuJoCo
 3.0.0-3.2.4 added each slider-crank's moment to the row it left from the last step instead of clearing it first
@@ -93,8 +93,8 @@ def mismatch(moment: np.ndarray, model: mujoco.MjModel, data: mujoco.MjData, dof
 
 
 @pytest.mark.law("model-actuator-moments", source=SOURCE)
-def test_moment_arms_are_the_lengths_derivative(law, pack_model, driven, model_case) -> None:
-    """At the start and at each state of the driven run, each actuator's moment arm on each dof, as MuJoCo's
+def test_moment_arms_are_the_lengths_derivative(law, pack_model, exercised, model_case) -> None:
+    """At each exercised state (the driven and the reaching runs'), each actuator's moment arm on each dof, as MuJoCo's
     forward pass applied it, is the derivative of the actuator's length along that dof (central differences at two
     steps), to 1e-5 of its largest moment arm beyond what the two differences disagree by: the force an actuator
     applies does the work its length's change says."""
@@ -103,10 +103,10 @@ def test_moment_arms_are_the_lengths_derivative(law, pack_model, driven, model_c
     if not actuators.size:
         pytest.skip(f"{model_case}: no actuator whose length is a function of the position (joint, tendon, "
                     "slider-crank or site with a reference site)")
-    moments = [runs.moments(model, state)[actuators] for state in driven.states]
+    moments = [runs.moments(model, state)[actuators] for state in exercised.states]
     dofs = reached(model, moments)
     worst = np.zeros(actuators.size)
-    for state, moment in zip(driven.states, moments):
+    for state, moment in zip(exercised.states, moments):
         full = np.zeros((model.nu, model.nv))
         full[actuators] = moment
         worst = np.maximum(worst, mismatch(full, model, state, dofs)[actuators])

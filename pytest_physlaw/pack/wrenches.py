@@ -9,7 +9,8 @@ MuJoCo 3.2.3-3.2.4 booked site-defined connect and weld forces on the bodies who
 #2179), and releases up to 3.13.0 booked a weld's force with other arms than the solver applied it (found on
 gymnasium-robotics' Fetch, a mocap weld: 0.33 % of the force; a torque sensor at a free ball joint of a welded
 arm reads 0.03 N m on 3.13.0, 9e-9 on 3.14.0: `regressions/`). Rows of joint, tendon and flex equalities, limits and friction loss act on dofs, not bodies: left out;
-so are contacts with a flex. Checked at the start, at each state of the driven run and at the settled end.
+so are contacts with a flex. Checked at each exercised state (the start, the driven run's, the reaching run's at
+limits, saturation and new contacts: `fixtures.exercised`) and at the settled end.
 
 Measured:
 `pytest --physlaw-model=MODEL.xml -k wrench -s`; see docs/checking-a-model.md ("The laws, and what a finding means").
@@ -87,12 +88,12 @@ def _constraint_wrenches(model: mujoco.MjModel, data: mujoco.MjData, rows: np.nd
 
 
 @pytest.mark.law("model-constraint-wrenches", source=SOURCE)
-def test_reported_constraint_wrenches_are_the_applied_forces(law, pack_model, driven, settled, model_case) -> None:
-    """At the start, at each state of the driven run and at the settled end, the bodies' constraint wrenches
+def test_reported_constraint_wrenches_are_the_applied_forces(law, pack_model, exercised, settled, model_case) -> None:
+    """At each exercised state (the driven and the reaching runs') and at the settled end, the bodies' constraint wrenches
     (`cfrc_ext` after `mj_rnePostConstraint`), mapped through each body's Jacobian, sum to the generalised force
     J^T f of the contact, connect and weld rows, to round-off of that force."""
     model = pack_model.model
-    found = [mismatch(model, s) for s in [*driven.states, settled.final]]
+    found = [mismatch(model, s) for s in [*exercised.states, settled.final]]
     loaded = [(e, f, d) for e, f, d in found if f > 0]
     if not loaded:
         pytest.skip(f"{model_case}: no contact, connect or weld force in any state checked")
