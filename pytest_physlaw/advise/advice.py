@@ -8,6 +8,7 @@ interleaved, repeated, minimum), and reported as a ratio to the model's own sett
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,7 @@ class Advice:
     front: list[Point]
     recommended: Point
     own_within: bool
+    keep: frozenset[str] = frozenset()
 
     def ratio(self, point: Point) -> float:
         return point.cost / self.plan.own.cost if self.plan.own.cost > 0 else math.nan
@@ -54,12 +56,13 @@ def load(path: str | Path) -> mujoco.MjModel:
 
 
 def advise(path: str | Path, tolerance: distance.Tolerance | None = None, horizon: Horizon | None = None,
-           budget: float = 45.0, model: mujoco.MjModel | None = None) -> Advice:
+           budget: float = 40.0, model: mujoco.MjModel | None = None, keep: frozenset[str] = frozenset()) -> Advice:
     """Plan, measure and rank the settings of the model at `path` (or the compiled `model`, `path` its name)."""
     tolerance = tolerance or distance.Tolerance(dict(distance.DEFAULT_BOUNDS))
     horizon = horizon or Horizon()
+    started = time.perf_counter()
     model = model if model is not None else load(path)
-    plan = Planner(model, tolerance, horizon, budget).plan()
+    plan = Planner(model, tolerance, horizon, budget, keep).plan()
     first = pareto(plan.points, tolerance)
     within = [p for p in first if distance.within(p.errors, tolerance)]
     timed_points = list({id(p): p for p in [*first, plan.own, plan.reference]}.values())
@@ -69,5 +72,6 @@ def advise(path: str | Path, tolerance: distance.Tolerance | None = None, horizo
     front = pareto(timed_points, tolerance)
     candidates = [p for p in timed_points if distance.within(p.errors, tolerance)] or within or [plan.reference]
     recommended = min(candidates, key=lambda p: p.cost)
+    plan.seconds = time.perf_counter() - started
     return Advice(str(path), mujoco.__version__, tolerance, horizon, plan, front, recommended,
-                  distance.within(plan.own.errors, tolerance))
+                  distance.within(plan.own.errors, tolerance), keep)

@@ -30,6 +30,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--settled", type=float, default=1.0, metavar="S", help="simulated s of the settled run (1)")
     p.add_argument("--keyframe", default="", help="the starting keyframe, as ini physlaw_model_keyframe")
     p.add_argument("--budget", type=float, default=40.0, metavar="S", help="wall s the sweep of one model may take (40)")
+    p.add_argument("--keep", action="append", choices=("timestep", "integrator"), default=[],
+                   help="hold the model's own timestep or integrator (a control loop's period): the sweep varies the rest")
     p.add_argument("--verify", action="store_true", help="run `pytest-physlaw check` on the reference and the "
                                                           "recommendation: every law the reference passes must pass")
     p.add_argument("--fail-own", action="store_true", help="exit 1 when a model's own settings are outside the tolerance")
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     failed, written = False, []
     for path in args.models:
         try:
-            advice = advise(path, tolerance, horizon, args.budget)
+            advice = advise(path, tolerance, horizon, args.budget, keep=frozenset(args.keep))
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         out.write(report.text(advice))

@@ -35,6 +35,7 @@ SETTLED_SHARE = 0.25  # a halving "moves nothing" when it moves each quantity by
 MAX_HALVINGS = 5
 MAX_GROWTH = 8  # the timestep is grown at most to this many times the model's own
 TOLERANCES = (1e-8, 1e-6, 1e-4, 1e-3)
+KEEPABLE = {"timestep", "integrator"}  # what a user may hold at the model's own (a control loop's period)
 CAPS = (1, 2, 3, 4, 6, 8, 12, 16, 20, 30, 50, 100)
 
 
@@ -72,14 +73,19 @@ class Plan:
     points: list[Point]
     limits: list[Limit]
     cone: Point | None
+    smallest_caps: dict[str, Point] = field(default_factory=dict)  # per solver: its smallest cap that holds
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
 
 class Planner:
     def __init__(self, model: mujoco.MjModel, tolerance: distance.Tolerance, horizon: Horizon,
-                 budget: float = 45.0) -> None:
+                 budget: float = 40.0, keep: frozenset[str] = frozenset()) -> None:
         self.model, self.tolerance, self.horizon, self.budget = model, tolerance, horizon, budget
+        unknown = set(keep) - KEEPABLE
+        if unknown:
+            raise ValueError(f"keep {', '.join(sorted(unknown))}: advise can keep only {', '.join(sorted(KEEPABLE))}")
+        self.keep = keep
         self.bodies = movable_bodies(model)
         if not len(self.bodies):
             raise ValueError("the model has no movable body: advise has nothing to measure")
@@ -143,8 +149,15 @@ class Planner:
     def timesteps(self, reference: Point) -> tuple[list[Point], list[Limit]]:
         held, limits = [], []
         top = self.own_setting.timestep * MAX_GROWTH
-        integrators = [reference.setting.integrator] + [i for i in INTEGRATORS if i != reference.setting.integrator]
+        integrators = [reference.setting.integrator] + [i for i in INTEGRATORS if i != reference.setting.integrator
+                                                        and "integrator" not in self.keep]
         for integrator in integrators:
+            if "timestep" in self.keep:  # the model's own step only
+                point = self.measure(reference.setting.but(timestep=self.own_setting.timestep, integrator=integrator),
+                                     "timestep")
+                if self.judge(reference, point):
+                    held.append(point)
+                continue
             step = reference.setting.timestep
             last = reference if integrator == reference.setting.integrator else None
             while step * 2 <= top * (1 + 1e-9) and not self.over_budget():
@@ -203,6 +216,9 @@ class Planner:
         for p in self.cache.values():
             self.judge(reference, p)
         passing = [p for p in held if distance.within(p.errors, self.tolerance)] or [reference]
+        if "timestep" in self.keep and not any(p.setting.timestep == self.own_setting.timestep for p in passing):
+            self.notes.append("the model's own timestep kept: no integrator holds the tolerance at it even with the "
+                              "reference's solver; the solvers are swept at the reference's step")
         base = min(passing, key=lambda p: p.cost).setting
         found, solver_limits = self.solvers(reference, base)
         limits += solver_limits
@@ -214,4 +230,5 @@ class Planner:
             self.judge(reference, p)
         reference.errors = {q: 0.0 for q in distance.DEFAULT_BOUNDS}
         points = [p for p in self.cache.values() if p is not cone]
-        return Plan(own, reference, reached, move, points, limits, cone, self.elapsed(), self.notes)
+        caps = {p.setting.solver: p for p in found if distance.within(p.errors, self.tolerance)}
+        return Plan(own, reference, reached, move, points, limits, cone, caps, self.elapsed(), self.notes)

@@ -43,9 +43,10 @@ def to_json(advice: Advice) -> dict[str, Any]:
         "recommended": {**point_json(advice, advice.recommended), "option": advice.recommended.setting.option_line(),
                         "route_ini": route_ini(advice)},
         "cannot": [limit.sentence() for limit in plan.limits],
+        "smallest_caps": {s: point_json(advice, p) for s, p in plan.smallest_caps.items()},
         "cone": None if plan.cone is None else {**point_json(advice, plan.cone), "note": CONE_NOTE},
         "front": [point_json(advice, p) for p in advice.front],
-        "points": len(plan.points), "seconds": round(plan.seconds, 2), "notes": plan.notes,
+        "points": len(plan.points), "seconds": round(plan.seconds, 2), "notes": plan.notes, "kept": sorted(advice.keep),
     }
 
 
@@ -91,6 +92,10 @@ def text(advice: Advice) -> str:
              f"{rec.worst(tol)[0]:.2f} of its bound ({rec.worst(tol)[1]})",
              f"  {rec.setting.option_line()}",
              *route_lines(advice)]
+    if plan.smallest_caps:
+        lines.append("smallest cap that holds, per solver: " + ", ".join(
+            f"{s} {p.setting.iterations} (tolerance {p.setting.tolerance:g}, {p.setting.timestep * 1000:g} ms "
+            f"{p.setting.integrator}: {p.observation.iterations:.1f} it. a step)" for s, p in plan.smallest_caps.items()))
     if plan.limits:
         lines += ["cannot be had:"] + [f"  {limit.sentence()}" for limit in plan.limits]
     if plan.cone is not None:
