@@ -131,3 +131,15 @@ def test_the_json_and_the_exit_status(tmp_path: Path) -> None:
     assert entry["front"] and all("cost_ratio" in p for p in entry["front"])
     assert "CHANGES THE PHYSICS" in out.getvalue()
     assert cli.main(["advise", str(slid), *common, "--fail-own"], io.StringIO()) == 1
+
+
+def test_the_pytest_option_fails_a_model_whose_settings_change_the_physics(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".xml", slope=SLOPE.format(solver="PGS", iterations=2),
+                      pendulum=PENDULUM.format(dt=0.002, integrator="RK4"))
+    result = pytester.runpytest_subprocess("--physlaw-model=slope.xml", "--physlaw-model=pendulum.xml",
+                                           "--physlaw-models-only", "--physlaw-advise=advice.json", "-k", "advise",
+                                           "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*slope.xml*advise*", "*CHANGES THE PHYSICS*"])
+    data = json.loads((pytester.path / "advice.json").read_text())
+    assert sorted(Path(m["model"]).name for m in data["models"]) == ["pendulum.xml", "slope.xml"]
