@@ -63,8 +63,9 @@ def test_advise_finds_the_cap_that_lets_the_box_slide(law, slope_advice: Advice)
               why="lesson: Newton at 1 iteration creeps the converged 8.989 mm")
     law.check("recommended_is_pgs", int(slope_advice.recommended.setting.solver == "PGS"), le=0,
               why="lesson: PGS was the slowest on every scene; the cheapest that holds is not PGS")
-    law.check("recommended_within", slope_advice.recommended.worst(slope_advice.tolerance)[0], le=1.0,
-              why="the recommendation is a measured setting within the tolerance")
+    law.check("recommended_within", slope_advice.recommended.worst(slope_advice.tolerance)[0], le=1.0, drift=None,
+              why="the recommendation is a measured setting within the tolerance (which one: the cheapest as timed, "
+                  "so its figure is not gated for drift)")
 
 
 @pytest.mark.law("advise-lesson-tower", source=SOURCE)
@@ -84,5 +85,5 @@ def test_advise_finds_newton_converges_in_one_iteration_and_pgs_costs_more(law, 
                                                    iterations=100, tolerance=1e-8)
     newton, pgs = by_setting.get(base.but(solver="Newton")), by_setting.get(base.but(solver="PGS"))
     assert newton is not None and pgs is not None, "advise measured PGS and Newton at 100 iterations, 1e-8"
-    law.check("pgs_over_newton_cost", pgs.observation.wall_per_second / newton.observation.wall_per_second, ge=2.0,
-              why="lesson: PGS 0.332 ms a step against Newton's 0.028 ms on the tower (12x)")
+    law.check("pgs_over_newton_cost", pgs.observation.wall_per_second / newton.observation.wall_per_second, ge=2.0, drift=None,
+              why="a timing ratio, not gated for drift; lesson: PGS 0.332 ms a step against Newton's 0.028 ms on the tower (12x)")
