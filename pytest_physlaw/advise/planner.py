@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 
-from pytest_physlaw.advise import cost, distance
+from pytest_physlaw.advise import distance
 from pytest_physlaw.advise.observe import Driven, Horizon, Observation, movable_bodies, observe
 from pytest_physlaw.advise.setting import INTEGRATORS, SOLVERS, Setting
 

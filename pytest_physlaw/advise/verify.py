@@ -29,7 +29,7 @@ class Verdict:
                 "exit_codes": list(self.exit_codes)}
 
 
-def outcomes(report: Path, stem: str) -> dict[str, str]:
+def outcomes(report: Path) -> dict[str, str]:
     """Each law case's outcome, its id without the model's path (two copies of one model compare)."""
     data = json.loads(report.read_text())
     return {law["nodeid"].split("::", 1)[-1]: law["outcome"] for law in data["laws"]}
@@ -45,7 +45,7 @@ def check(model: Path, folder: Path) -> tuple[dict[str, str], int]:
     if not report.is_file():
         raise ValueError(f"pytest-physlaw check {model.name} wrote no report (exit {done.returncode}): "
                          + (done.stdout + done.stderr)[-600:])
-    return outcomes(report, model.stem), done.returncode
+    return outcomes(report), done.returncode
 
 
 def verify(source: Path, reference: Setting, recommended: Setting) -> Verdict:
