@@ -81,11 +81,19 @@ def _iterations(data: mujoco.MjData) -> int:
     return int(np.sum(data.solver_niter[:max(int(data.nisland), 1)]))
 
 
-def _bad(data: mujoco.MjData) -> str:
+UNSTABLE = ("mjWARN_BADQPOS", "mjWARN_BADQVEL", "mjWARN_BADQACC")  # MuJoCo resets the state after each of these
+
+
+def _bad(data: mujoco.MjData, before: float | None = None) -> str:
+    """Why the run is no longer the setting's physics: a non-finite state, MuJoCo's instability warnings (after
+    which it resets the state to the model's qpos0 and time 0, and steps on), or time gone back."""
     if not (np.all(np.isfinite(data.qpos)) and np.all(np.isfinite(data.qvel))):
         return f"non-finite state at t = {data.time:.4g} s"
-    if data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number:
-        return f"MuJoCo's bad-acceleration warning at t = {data.time:.4g} s"
+    for name in UNSTABLE:
+        if data.warning[int(getattr(mujoco.mjtWarning, name))].number:
+            return f"MuJoCo's {name} warning (unstable: the state was reset)"
+    if before is not None and data.time <= before:
+        return "time went back: MuJoCo reset the state"
     return ""
 
 
@@ -164,7 +172,7 @@ def _period(m: mujoco.MjModel, data: mujoco.MjData, bodies: np.ndarray, capped: 
     while True:
         before = data.time
         _step(m, data)
-        bad = _bad(data)
+        bad = _bad(data, before)
         if bad:
             return previous, bad
         if capped is not None:

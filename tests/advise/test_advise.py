@@ -143,3 +143,19 @@ def test_the_pytest_option_fails_a_model_whose_settings_change_the_physics(pytes
     result.stdout.fnmatch_lines(["*slope.xml*advise*", "*CHANGES THE PHYSICS*"])
     data = json.loads((pytester.path / "advice.json").read_text())
     assert sorted(Path(m["model"]).name for m in data["models"]) == ["pendulum.xml", "slope.xml"]
+
+
+def test_an_unstable_setting_is_diverged_and_infinitely_far() -> None:
+    """MuJoCo resets an unstable state to time 0 and steps on: advise stops there (no endless period)."""
+    from pytest_physlaw.advise.observe import movable_bodies, observe
+
+    xml = """<mujoco><option timestep="0.01" integrator="Euler"/><worldbody><body>
+    <joint type="hinge" stiffness="1e7" springref="0.5"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"
+    mass="1"/></body></worldbody></mujoco>"""
+    model = mujoco.MjModel.from_xml_string(xml)
+    stable = Setting.of(model).but(timestep=1e-4)
+    bodies = movable_bodies(model)
+    reference, _ = observe(model, stable, SHORT, bodies)
+    unstable, _ = observe(model, Setting.of(model), SHORT, bodies)
+    assert reference.diverged == "" and "unstable" in unstable.diverged
+    assert all(v == float("inf") for v in distance.distances(reference, unstable, 1.0).values())
