@@ -73,12 +73,18 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if args.verify:
             from pytest_physlaw.advise.verify import verify
 
-            verdict = verify(Path(path), advice.plan.reference.setting, advice.recommended.setting)
-            entry["verified"] = verdict.to_json()
-            out.write(f"verified by the pack's laws: {len(verdict.reference_passed)} laws pass on the reference; "
-                      + (f"the recommendation loses {', '.join(verdict.lost)}\n" if verdict.lost else
-                         "every one passes with the recommendation\n"))
-            failed |= bool(verdict.lost)
+            try:
+                verdict = verify(Path(path), advice.plan.reference.setting, advice.recommended.setting)
+            except Exception as exc:  # MjSpec cannot write the copy, or the check-up wrote no report: said, exit 1
+                entry["verified"] = {"error": " ".join(str(exc).split())}
+                out.write(f"not verified: {entry['verified']['error']}\n")
+                failed = True
+            else:
+                entry["verified"] = verdict.to_json()
+                out.write(f"verified by the pack's laws: {len(verdict.reference_passed)} laws pass on the reference; "
+                          + (f"the recommendation loses {', '.join(verdict.lost)}\n" if verdict.lost else
+                             "every one passes with the recommendation\n"))
+                failed |= bool(verdict.lost)
         if args.plot:
             from pytest_physlaw.advise import plot
 
