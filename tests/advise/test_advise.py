@@ -159,3 +159,16 @@ def test_an_unstable_setting_is_diverged_and_infinitely_far() -> None:
     unstable, _ = observe(model, Setting.of(model), SHORT, bodies)
     assert reference.diverged == "" and "unstable" in unstable.diverged
     assert all(v == float("inf") for v in distance.distances(reference, unstable, 1.0).values())
+
+
+def test_verify_runs_the_pack_on_both_copies_and_names_a_lost_law(tmp_path: Path) -> None:
+    """The check-up on the model's own copy and on a PGS-2 copy of the slope: the latter loses laws (measured:
+    24 pass on the own copy; PGS 2 loses test_solves_stop_below_the_iteration_cap and
+    test_timestep_resolves_the_motion)."""
+    from pytest_physlaw.advise.verify import verify
+
+    path = _write(tmp_path, "slope.xml", SLOPE.format(solver="Newton", iterations=100))
+    own = Setting.of(mujoco.MjModel.from_xml_path(str(path)))
+    verdict = verify(path, own, own.but(solver="PGS", iterations=2))
+    assert verdict.reference_passed
+    assert any("iteration_cap" in law for law in verdict.lost), verdict.lost
