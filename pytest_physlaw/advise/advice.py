@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import mujoco
@@ -30,6 +30,7 @@ class Advice:
     recommended: Point
     own_within: bool
     keep: frozenset[str] = frozenset()
+    candidates: list[Point] = field(default_factory=list)  # the timed settings within the tolerance, cheapest first
 
     def ratio(self, point: Point) -> float:
         return point.cost / self.plan.own.cost if self.plan.own.cost > 0 else math.nan
@@ -71,7 +72,8 @@ def advise(path: str | Path, tolerance: distance.Tolerance | None = None, horizo
         p.cost, p.timed = times[p.setting], True
     front = pareto(timed_points, tolerance)
     candidates = [p for p in timed_points if distance.within(p.errors, tolerance)] or within or [plan.reference]
-    recommended = min(candidates, key=lambda p: p.cost)
+    candidates.sort(key=lambda p: p.cost)
+    recommended = candidates[0]
     plan.seconds = time.perf_counter() - started
     return Advice(str(path), mujoco.__version__, tolerance, horizon, plan, front, recommended,
-                  distance.within(plan.own.errors, tolerance), keep)
+                  distance.within(plan.own.errors, tolerance), keep, candidates)

@@ -39,6 +39,22 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
+def _verified(path: str, advice: Any, out: TextIO) -> dict[str, Any]:
+    """`verify` on the candidates cheapest first; the first that keeps every law the reference passes becomes the
+    recommendation (the advice is changed in place); a failure to check is said, never a traceback."""
+    from pytest_physlaw.advise.verify import verify
+
+    candidates = advice.candidates or [advice.recommended]
+    try:
+        verdict, index = verify(Path(path), advice.plan.reference.setting, [p.setting for p in candidates])
+    except Exception as exc:  # MjSpec cannot write the copy, or the check-up wrote no report
+        return {"error": " ".join(str(exc).split())}
+    tried = [f"{p.setting.label()} (lost laws)" for p in candidates[:index]]
+    if not verdict.lost:
+        advice.recommended = candidates[index]
+    return {**verdict.to_json(), "tried": tried}
+
+
 def _plot_path(plot: str, model: str, many: bool) -> str:
     if not many:
         return plot
@@ -67,24 +83,21 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             advice = advise(path, tolerance, horizon, args.budget, keep=frozenset(args.keep))
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        failed |= args.fail_own and not advice.own_within
+        verified = None
+        if args.verify:
+            verified = _verified(path, advice, out)
+            failed |= verified.get("error") is not None or bool(verified.get("lost"))
         out.write(report.text(advice))
         entry = report.to_json(advice)
-        failed |= args.fail_own and not advice.own_within
-        if args.verify:
-            from pytest_physlaw.advise.verify import verify
-
-            try:
-                verdict = verify(Path(path), advice.plan.reference.setting, advice.recommended.setting)
-            except Exception as exc:  # MjSpec cannot write the copy, or the check-up wrote no report: said, exit 1
-                entry["verified"] = {"error": " ".join(str(exc).split())}
-                out.write(f"not verified: {entry['verified']['error']}\n")
-                failed = True
-            else:
-                entry["verified"] = verdict.to_json()
-                out.write(f"verified by the pack's laws: {len(verdict.reference_passed)} laws pass on the reference; "
-                          + (f"the recommendation loses {', '.join(verdict.lost)}\n" if verdict.lost else
-                             "every one passes with the recommendation\n"))
-                failed |= bool(verdict.lost)
+        if verified is not None:
+            entry["verified"] = verified
+            out.write("verified by the pack's laws: " + (
+                f"not verified: {verified['error']}" if "error" in verified else
+                f"{verified['laws_reference_passes']} laws pass on the reference; "
+                + (f"the recommendation loses {', '.join(verified['lost'])}" if verified["lost"] else
+                   "every one passes with the recommendation")
+                + "".join(f"; tried first: {t}" for t in verified["tried"])) + "\n")
         if args.plot:
             from pytest_physlaw.advise import plot
 

@@ -2,7 +2,9 @@
 copy of the model with the reference's settings and on one with the recommendation's (`setting.write_model`).
 Every law the reference passes must still pass with the recommendation; the laws that do not are named.
 
-Run on the recommendation and the reference only, not on every setting of the sweep: a check-up costs seconds.
+Run on the reference and the recommendation, not on every setting of the sweep (a check-up costs seconds): when the
+recommendation loses a law, the next cheapest setting within the tolerance is checked instead, up to `TRIES`
+settings; the one that keeps every law becomes the recommendation.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ import os
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_physlaw.advise.setting import Setting, write_model
+
+
+TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -23,9 +28,10 @@ class Verdict:
     reference_passed: list[str]
     lost: list[str]  # laws the reference passes and the recommendation does not
     exit_codes: tuple[int, int]
+    tried: list[str] = field(default_factory=list)  # the settings checked before this one, each with what it lost
 
     def to_json(self) -> dict:
-        return {"laws_reference_passes": len(self.reference_passed), "lost": self.lost,
+        return {"laws_reference_passes": len(self.reference_passed), "lost": self.lost, "tried": self.tried,
                 "exit_codes": list(self.exit_codes)}
 
 
@@ -48,14 +54,18 @@ def check(model: Path, folder: Path) -> tuple[dict[str, str], int]:
     return outcomes(report), done.returncode
 
 
-def verify(source: Path, reference: Setting, recommended: Setting) -> Verdict:
+def verify(source: Path, reference: Setting, candidates: list[Setting], tries: int = TRIES) -> tuple[Verdict, int]:
+    """The check-up on the reference's copy, then on each candidate's, cheapest first, until one keeps every law the
+    reference passes (at most `tries`): (its verdict, its index; the last tried's when none kept them all)."""
     with tempfile.TemporaryDirectory(prefix="physlaw-advise-") as tmp:
-        got = {}
-        for name, setting in (("reference", reference), ("recommended", recommended)):
-            folder = Path(tmp) / name
-            got[name] = check(write_model(source, setting, folder), folder)
-    ref, ref_code = got["reference"]
-    rec, rec_code = got["recommended"]
-    passed = sorted(k for k, v in ref.items() if v == "passed")
-    lost = sorted(k for k in passed if rec.get(k) != "passed")
-    return Verdict(passed, lost, (ref_code, rec_code))
+        folder = Path(tmp) / "reference"
+        ref, ref_code = check(write_model(source, reference, folder), folder)
+        passed = sorted(k for k, v in ref.items() if v == "passed")
+        verdict, index = Verdict(passed, [], (ref_code, ref_code)), 0
+        for index, setting in enumerate(candidates[:tries]):
+            folder = Path(tmp) / f"candidate{index}"
+            got, code = check(write_model(source, setting, folder), folder)
+            verdict = Verdict(passed, sorted(k for k in passed if got.get(k) != "passed"), (ref_code, code))
+            if not verdict.lost:
+                break
+    return verdict, index

@@ -169,6 +169,17 @@ def test_verify_runs_the_pack_on_both_copies_and_names_a_lost_law(tmp_path: Path
 
     path = _write(tmp_path, "slope.xml", SLOPE.format(solver="Newton", iterations=100))
     own = Setting.of(mujoco.MjModel.from_xml_path(str(path)))
-    verdict = verify(path, own, own.but(solver="PGS", iterations=2))
+    verdict, index = verify(path, own, [own.but(solver="PGS", iterations=2)])
+    assert index == 0
     assert verdict.reference_passed
     assert any("iteration_cap" in law for law in verdict.lost), verdict.lost
+
+
+def test_verify_moves_on_to_the_next_candidate_when_one_loses_a_law(tmp_path: Path) -> None:
+    """A candidate that loses a law the reference passes is passed over for the next cheapest."""
+    from pytest_physlaw.advise.verify import verify
+
+    path = _write(tmp_path, "slope.xml", SLOPE.format(solver="Newton", iterations=100))
+    own = Setting.of(mujoco.MjModel.from_xml_path(str(path)))
+    verdict, index = verify(path, own, [own.but(solver="PGS", iterations=2), own.but(iterations=50)])
+    assert index == 1 and not verdict.lost
