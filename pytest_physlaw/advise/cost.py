@@ -15,7 +15,7 @@ from pytest_physlaw.advise.setting import Setting
 from pytest_physlaw.pack import runs
 
 TIMED_SECONDS = 0.5  # simulated s each repeat times (at least MIN_STEPS steps)
-MIN_STEPS = 500
+MIN_STEPS = 1000
 
 
 def seconds_per_second(model: mujoco.MjModel, setting: Setting, keyframe: str, seed: int = 0) -> float:
@@ -34,7 +34,7 @@ def seconds_per_second(model: mujoco.MjModel, setting: Setting, keyframe: str, s
     return (time.perf_counter() - t0) / (steps * m.opt.timestep)
 
 
-def timed(model: mujoco.MjModel, settings: list[Setting], keyframe: str, repeats: int = 3) -> dict[Setting, float]:
+def timed(model: mujoco.MjModel, settings: list[Setting], keyframe: str, repeats: int = 5) -> dict[Setting, float]:
     """Each setting's least wall s per simulated s over `repeats` interleaved rounds."""
     best = {s: math.inf for s in settings}
     for _ in range(repeats):
