@@ -49,10 +49,9 @@ def _verified(path: str, advice: Any, out: TextIO) -> dict[str, Any]:
         verdict, index = verify(Path(path), advice.plan.reference.setting, [p.setting for p in candidates])
     except Exception as exc:  # MjSpec cannot write the copy, or the check-up wrote no report
         return {"error": " ".join(str(exc).split())}
-    tried = [f"{p.setting.label()} (lost laws)" for p in candidates[:index]]
     if not verdict.lost:
         advice.recommended = candidates[index]
-    return {**verdict.to_json(), "tried": tried}
+    return verdict.to_json()
 
 
 def _plot_path(plot: str, model: str, many: bool) -> str:

@@ -61,11 +61,12 @@ def verify(source: Path, reference: Setting, candidates: list[Setting], tries: i
         folder = Path(tmp) / "reference"
         ref, ref_code = check(write_model(source, reference, folder), folder)
         passed = sorted(k for k, v in ref.items() if v == "passed")
-        verdict, index = Verdict(passed, [], (ref_code, ref_code)), 0
+        verdict, index, tried = Verdict(passed, [], (ref_code, ref_code)), 0, []
         for index, setting in enumerate(candidates[:tries]):
             folder = Path(tmp) / f"candidate{index}"
             got, code = check(write_model(source, setting, folder), folder)
-            verdict = Verdict(passed, sorted(k for k in passed if got.get(k) != "passed"), (ref_code, code))
+            verdict = Verdict(passed, sorted(k for k in passed if got.get(k) != "passed"), (ref_code, code), list(tried))
             if not verdict.lost:
                 break
+            tried.append(f"{setting.label()}: lost {', '.join(verdict.lost)}")
     return verdict, index

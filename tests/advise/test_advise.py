@@ -161,25 +161,14 @@ def test_an_unstable_setting_is_diverged_and_infinitely_far() -> None:
     assert all(v == float("inf") for v in distance.distances(reference, unstable, 1.0).values())
 
 
-def test_verify_runs_the_pack_on_both_copies_and_names_a_lost_law(tmp_path: Path) -> None:
-    """The check-up on the model's own copy and on a PGS-2 copy of the slope: the latter loses laws (measured:
-    24 pass on the own copy; PGS 2 loses test_solves_stop_below_the_iteration_cap and
-    test_timestep_resolves_the_motion)."""
-    from pytest_physlaw.advise.verify import verify
-
-    path = _write(tmp_path, "slope.xml", SLOPE.format(solver="Newton", iterations=100))
-    own = Setting.of(mujoco.MjModel.from_xml_path(str(path)))
-    verdict, index = verify(path, own, [own.but(solver="PGS", iterations=2)])
-    assert index == 0
-    assert verdict.reference_passed
-    assert any("iteration_cap" in law for law in verdict.lost), verdict.lost
-
-
 def test_verify_moves_on_to_the_next_candidate_when_one_loses_a_law(tmp_path: Path) -> None:
-    """A candidate that loses a law the reference passes is passed over for the next cheapest."""
+    """The check-up on the reference's copy, then on each candidate's: a PGS-2 copy of the slope loses laws the
+    converged copy passes (measured: 24 pass; PGS 2 loses test_solves_stop_below_the_iteration_cap and
+    test_timestep_resolves_the_motion) and is passed over for the next candidate, which keeps them all."""
     from pytest_physlaw.advise.verify import verify
 
     path = _write(tmp_path, "slope.xml", SLOPE.format(solver="Newton", iterations=100))
     own = Setting.of(mujoco.MjModel.from_xml_path(str(path)))
     verdict, index = verify(path, own, [own.but(solver="PGS", iterations=2), own.but(iterations=50)])
-    assert index == 1 and not verdict.lost
+    assert index == 1 and not verdict.lost and verdict.reference_passed
+    assert len(verdict.tried) == 1 and "PGS 2 it." in verdict.tried[0] and "iteration_cap" in verdict.tried[0]
