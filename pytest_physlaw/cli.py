@@ -7,6 +7,7 @@
   pytest-physlaw new-gap PAGE --test NODEID                     a known-gap page to fill in (new_gap.py)
   pytest-physlaw check PATH... [pytest options]                 the model law pack alone, on MJCF files/folders
   pytest-physlaw upgrade --from SET --to SET PATH... [-- opts]  the pack on two version sets, gated (upgrade.py)
+  pytest-physlaw advise MODEL... [--tol Q=B] [--json F] [--plot F]  the cheapest settings that keep the physics
 
 Exit status: 0 fine, 1 regressions (compare), 2 a bad file or bad arguments (a message, never a
 traceback); `check` exits as pytest does (see CHECK_EPILOG). Also `python -m pytest_physlaw`.
@@ -55,6 +56,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["check"]:  # its pytest options are pytest's to parse, not argparse's
         return check_command(argv[1:], out)
+    if argv[:1] == ["advise"]:  # its own parser, imported only here: the advise package needs MuJoCo
+        return advise_command(argv[1:], out)
     parser = _parser()
     own, pytest_options = upgrade.split_options(argv) if argv[:1] == ["upgrade"] else (argv, [])
     args = parser.parse_args(own)
@@ -98,6 +101,8 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=new_gap.command)
     _check_parser(sub)
     upgrade.add_parser(sub)
+    sub.add_parser("advise", help="the cheapest solver, cap, tolerance, timestep and integrator that keep a model's "
+                   "physics, measured (docs/advise.md)", add_help=False)
     return parser
 
 
@@ -132,6 +137,20 @@ def check_command(argv: list[str], out: TextIO) -> int:
     import pytest
 
     return int(pytest.main(pytest_check_args(paths, options)))
+
+
+def advise_command(argv: list[str], out: TextIO) -> int:
+    """`pytest-physlaw advise MODEL...` (pytest_physlaw/advise/command.py)."""
+    from pytest_physlaw.advise import command
+
+    parser = argparse.ArgumentParser(prog="pytest-physlaw")
+    command.add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["advise", *argv])
+    try:
+        return args.func(args, out)
+    except command.CommandError as exc:
+        print(f"pytest-physlaw advise: {exc}", file=sys.stderr)
+        return 2
 
 
 def split_check_args(argv: list[str]) -> tuple[list[str], list[str]]:

@@ -73,6 +73,15 @@ def register(parser: pytest.Parser) -> None:
              "(repeatable; adds to ini physlaw_models). Needs MuJoCo: pip install 'pytest-physlaw[mujoco]'.",
     )
     group.addoption(
+        "--physlaw-advise", dest="physlaw_advise", metavar="FILE.json", default=None,
+        help="also advise each --physlaw-model's settings (pytest-physlaw advise): one test per model that fails "
+             "when the model's own settings are outside the tolerance; the advice written to FILE.json.",
+    )
+    group.addoption(
+        "--physlaw-advise-tol", dest="physlaw_advise_tol", metavar="QUANTITY=BOUND", action="append", default=[],
+        help="a bound of --physlaw-advise's tolerance (repeatable; docs/advise.md lists the quantities and defaults).",
+    )
+    group.addoption(
         "--physlaw-models-only", dest="physlaw_models_only", action="store_true", default=False,
         help="collect only the model law pack's models: no test paths, not testpaths, not the current folder "
              "(what `pytest-physlaw check` runs).",

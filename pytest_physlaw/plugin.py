@@ -93,6 +93,10 @@ def _model_pack(config: pytest.Config) -> None:
         from pytest_physlaw.pack import ModelPack
 
         config.pluginmanager.register(ModelPack(config, paths), f"physlaw-models-{id(config)}")
+        if config.getoption("physlaw_advise", None):
+            from pytest_physlaw.advise.pytest_plugin import AdvisePlugin
+
+            config.pluginmanager.register(AdvisePlugin(config, paths), f"physlaw-advise-{id(config)}")
 
 
 def _collect_only_models(config: pytest.Config, paths: ModelPaths) -> None:
