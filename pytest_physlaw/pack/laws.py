@@ -16,6 +16,8 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `actuators`: the actuators can hold the starting pose against gravity; servo-held legged robots stand.
 - `stepping`: no MuJoCo warning under seeded controls; the timestep resolves the motion and is stable
   for the stiffest mode.
+- `twofold` (a package): the same physics computed two ways MuJoCo offers (dense and sparse Jacobian, ...), at
+  the states of `twofold.states`; the table: docs/second-computations.md.
 - `routes` (a package: the laws, `common`, `reference` for MuJoCo C's side, one module per route, `warp`, `mjx`): with
   `--physlaw-route`, the model on MuJoCo Warp and MJX beside MuJoCo C (not collected without).
 
@@ -88,5 +90,7 @@ from pytest_physlaw.pack.stepping import (  # noqa: F401
     test_timestep_is_stable_for_the_stiffest_mode,
     test_timestep_resolves_the_motion,
 )
+from pytest_physlaw.pack.twofold.jacobian import test_dense_and_sparse_jacobian_solve_alike  # noqa: F401
+from pytest_physlaw.pack.twofold.states import twofold_states  # noqa: F401
 from pytest_physlaw.pack.transmission import test_moment_arms_are_the_lengths_derivative  # noqa: F401
 from pytest_physlaw.pack.wrenches import test_reported_constraint_wrenches_are_the_applied_forces  # noqa: F401
