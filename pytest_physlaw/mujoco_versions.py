@@ -15,6 +15,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `gravcomp_force` | `mjData.qfrc_gravcomp` (3.1.5?) | passive force with and without the bodies' gravcomp |
 | `fluid_force` | `mjData.qfrc_fluid` (3.1?) | passive force less the same state's in vacuum |
 | `energy` | `mjData.energy` (3.1 on; 3.0.x binds it with a zero stride) | kinetic as 1/2 qvel . M qvel (`mj_mulM`) |
+| `islands_on`, `islands_toggled` | islands on unless `mjDSBL_ISLAND` (3.14 has it) | off unless `mjENBL_ISLAND` (3.0) |
 """
 
 from __future__ import annotations
@@ -180,4 +181,28 @@ def awake(model: mujoco.MjModel) -> mujoco.MjModel:
     bit = getattr(ENBL, "mjENBL_SLEEP", None)
     if bit is not None:
         m.opt.enableflags &= ~int(bit)
+    return m
+
+
+def islands_on(model: mujoco.MjModel) -> bool:
+    """Whether MuJoCo splits the constraint solve into islands for `model`: on unless `mjDSBL_ISLAND` is set (the
+    releases with that flag), off unless `mjENBL_ISLAND` is set (3.0's, where islands were an experimental option)."""
+    off = getattr(DSBL, "mjDSBL_ISLAND", None)
+    if off is not None:
+        return not model.opt.disableflags & int(off)
+    on = getattr(ENBL, "mjENBL_ISLAND", None)
+    return on is not None and bool(model.opt.enableflags & int(on))
+
+
+def islands_toggled(model: mujoco.MjModel) -> mujoco.MjModel | None:
+    """A copy of `model` whose constraint solve is split into islands the other way; None where MuJoCo has no flag
+    for it."""
+    m = copy.copy(model)
+    off, on = getattr(DSBL, "mjDSBL_ISLAND", None), getattr(ENBL, "mjENBL_ISLAND", None)
+    if off is not None:
+        m.opt.disableflags ^= int(off)
+    elif on is not None:
+        m.opt.enableflags ^= int(on)
+    else:
+        return None
     return m

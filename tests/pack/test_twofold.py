@@ -75,3 +75,48 @@ def test_a_pgs_stack_is_judged_by_its_solves_own_error(pytester: pytest.Pytester
     (check,) = [c for c in record["checks"] if c["quantity"] == "constraint_recovered_over_reach"]
     assert check["value"] <= 1, record
     assert "the forward solve's own error" in json.dumps(record), record
+
+
+def _whole_model_solve_off(real):
+    def faulty(m, d):  # the solve of the whole model (islands off) a fifth of the correction off
+        real(m, d)
+        if m.opt.disableflags & int(mujoco.mjtDisableBit.mjDSBL_ISLAND):
+            d.qacc[:] += 0.2 * (d.qacc_smooth - d.qacc)
+    return faulty
+
+
+def _factor_of_another_matrix(real):
+    def faulty(m, d, x, y):  # M^-1 of a matrix 1 % lighter: a term the factor left out
+        real(m, d, x, y)
+        x *= 1.01
+    return faulty
+
+
+def _midphase_drops_a_contact(real):
+    def faulty(m, d):  # with the midphase on, the last contact pruned
+        real(m, d)
+        if not m.opt.disableflags & int(mujoco.mjtDisableBit.mjDSBL_MIDPHASE) and d.ncon:
+            d.ncon = d.ncon - 1
+    return faulty
+
+
+PAIRS = [  # (law id, -k, the model's xml, the MuJoCo function faulted, the fault, the quantity that fails)
+    ("model-island-paths-agree", "islands", STACK, "mj_forward", _whole_model_solve_off, "qacc_apart_over_reach"),
+    ("model-mass-matrix-inverts", "mass_matrix", STACK, "mj_solveM", _factor_of_another_matrix, "inverse_over_round_off"),
+    ("model-midphase-contacts-agree", "midphase", STACK, "mj_collision", _midphase_drops_a_contact, "contacts_apart"),
+]
+
+
+@pytest.mark.parametrize(("law_id", "keyword", "xml", "function", "fault", "quantity"), PAIRS, ids=[p[0] for p in PAIRS])
+def test_each_pair_holds_and_fails_under_its_fault(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                   law_id: str, keyword: str, xml: str, function: str, fault,
+                                                   quantity: str) -> None:
+    if law_id == "model-island-paths-agree" and not hasattr(mujoco.mjtDisableBit, "mjDSBL_ISLAND"):
+        pytest.skip(f"MuJoCo {mujoco.__version__} has no mjDSBL_ISLAND")
+    pytester.path.joinpath("model.xml").write_text(xml)
+    sound = _record(pytester, "model.xml", keyword, law_id)
+    assert sound["outcome"] == "passed", sound
+    monkeypatch.setattr(mujoco, function, fault(getattr(mujoco, function)))
+    record = _record(pytester, "model.xml", keyword, law_id)
+    assert record["outcome"] == "failed", record
+    assert quantity in {c["quantity"] for c in record["checks"] if not c["passed"]}, record
