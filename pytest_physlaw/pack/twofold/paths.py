@@ -66,8 +66,9 @@ def iterations(data: mujoco.MjData) -> int:
 @dataclass(frozen=True)
 class PathsAt:
     """At one state: each path's iterations, whether either stopped at the cap while the other converged in a
-    tenth of it, and the paths' distance on qacc (a share of the constraint correction) and on efc_force (of the
-    largest force), each with the two paths' own errors summed, on the same scale."""
+    tenth of it, and the paths' distance on qacc (a share of the larger of the constraint correction and
+    |qacc_smooth|) and on efc_force (of the largest constraint or smooth force), each with the two paths' own errors
+    summed, on the same scale."""
 
     iterations: tuple[int, int]  # (first, second)
     capped_apart: bool
@@ -91,9 +92,13 @@ def paths_at(models: Pair, state: mujoco.MjData) -> PathsAt:
     capped_apart = any(its[a] >= cap and its[1 - a] <= cap // 10 for a in (0, 1))
     if first.nefc != second.nefc:  # other rows at one state: all of it differs
         return PathsAt(its, capped_apart, float("inf"), 0.0, float("inf"), 0.0)
-    correction = float(np.linalg.norm(second.qacc_smooth - second.qacc))
+    # the scales: the larger of the constraint correction and qacc_smooth, of the largest constraint and smooth force:
+    # where the constraints carry nothing, a share of the correction alone is round-off over round-off (a hopper's
+    # idle joint limit on MuJoCo 3.0.1: 0.12)
+    correction = max(float(np.linalg.norm(second.qacc_smooth - second.qacc)), float(np.linalg.norm(second.qacc_smooth)))
     n = second.nefc
-    largest = float(np.max(np.abs(second.efc_force[:n]), initial=0.0))
+    largest = max(float(np.max(np.abs(second.efc_force[:n]), initial=0.0)),
+                  float(np.max(np.abs(second.qfrc_smooth), initial=0.0)))
 
     def share(a: np.ndarray, b: np.ndarray) -> float:
         return float(np.linalg.norm(a - b)) / correction if correction > 0 else 0.0
@@ -122,8 +127,8 @@ def judge(law: Any, model: mujoco.MjModel, found: list[PathsAt], first: str, sec
               why=f"states where one path stopped at {solver}'s cap (iterations={model.opt.iterations}) and the "
                   f"other converged in a tenth of it (iterations {first}/{second}: {worst_cap.iterations[0]}/"
                   f"{worst_cap.iterations[1]} at the worst of {len(found)} states); failing, {change}")
-    for k, (name, scale) in enumerate((("qacc", "the constraint correction |qacc_smooth - qacc|"),
-                                       ("force", "the largest efc_force"))):
+    for k, (name, scale) in enumerate((("qacc", "the larger of |qacc_smooth - qacc| and |qacc_smooth|"),
+                                       ("force", "the largest efc_force or qfrc_smooth"))):
         worst = max(found, key=lambda f: f.reaches[k])
         apart, own = (worst.qacc_apart, worst.qacc_own) if k == 0 else (worst.force_apart, worst.force_own)
         law.check(f"{name}_apart_over_reach", worst.reaches[k], le=1.0, drift_abs=1.0,
