@@ -18,7 +18,7 @@ import mujoco
 import pytest
 
 from pytest_physlaw import mujoco_versions
-from pytest_physlaw.pack.twofold import paths
+from pytest_physlaw.pack.twofold import paths, states
 
 SOURCE = "MuJoCo documentation, Computation (constraint islands) and XML reference (option/flag/island)"
 
@@ -38,7 +38,7 @@ def test_islands_and_one_solve_agree(law, pack_model, twofold_states, model_case
     on = mujoco_versions.islands_on(model)
     first, second = ("islands", "whole-model") if on else ("whole-model", "islands")
     models = paths.pair(model, toggled)
-    found = [paths.paths_at(models, s) for s in twofold_states]
+    found = [paths.paths_at(models, s) for s in states.for_solves(model, twofold_states)]
     flag = "island" if hasattr(mujoco.mjtDisableBit, "mjDSBL_ISLAND") else "island (enable)"
     change = (f"an engine defect of MuJoCo {mujoco.__version__}'s {first} solve, not the model's: until it is fixed, "
               f"turn <flag {flag}> the other way, report it, or change MuJoCo version")

@@ -6,9 +6,8 @@ another matrix (a term one of them leaves out, as inverse dynamics left a tendon
 breaks it. Source: MuJoCo's documentation (Computation: the equations of motion; API: mj_mulM, mj_solveM,
 mj_fullM).
 
-Round-off of a solve with a factor is bounded by the matrix's condition number: |M y - x| <= c nv eps cond(M) |x|
-(a backward-stable factorization), and a product by c nv eps |M| |y|; c = 10 here. cond(M) is numpy's, of
-`mj_fullM`'s matrix.
+A backward-stable factorization leaves a residual of the product's round-off: |M y - x| <= c nv eps |M| |y|, and two
+products differ by as much; c = 10 here, max norms (|M| the largest row sum of `mj_fullM`'s matrix).
 
 Measured: `pytest --physlaw-model=MODEL.xml -k mass_matrix`; figures in docs/second-computations.md.
 """
@@ -28,26 +27,25 @@ SEED = 2024
 
 
 def residuals(model: mujoco.MjModel, data: mujoco.MjData, x: np.ndarray) -> tuple[float, float]:
-    """(|M M^-1 x - x| over its round-off bound C nv eps cond(M) |x|, |fullM y - mulM y| over C nv eps |M| |y|) at
-    `data`'s last forward pass, y = M^-1 x (`mj_solveM`)."""
+    """(|M M^-1 x - x| over its round-off bound C nv eps |M| |y|, |fullM y - mulM y| over the same) at `data`'s last
+    forward pass, y = M^-1 x (`mj_solveM`); norms are max norms (a backward-stable solve leaves a residual of
+    round-off of the product M y, whatever the condition number)."""
     nv = model.nv
     y = np.zeros((1, nv))
     mujoco.mj_solveM(model, data, y, x.reshape(1, nv))
     back = np.zeros(nv)
     mujoco.mj_mulM(model, data, back, y[0])
     full = mujoco_versions.full_mass(model, data)
-    cond = float(np.linalg.cond(full))
-    inverse = float(np.linalg.norm(back - x)) / (C * nv * EPS * cond * float(np.linalg.norm(x)))
-    norm_m, norm_y = float(np.linalg.norm(full, 2)), float(np.linalg.norm(y))
-    product = float(np.linalg.norm(full @ y[0] - back)) / max(C * nv * EPS * norm_m * norm_y, 1e-300)
-    return (inverse if np.isfinite(cond) else float("inf")), product
+    scale = C * nv * EPS * float(np.linalg.norm(full, np.inf)) * float(np.max(np.abs(y)))
+    scale = max(scale, 1e-300)
+    return float(np.max(np.abs(back - x))) / scale, float(np.max(np.abs(full @ y[0] - back))) / scale
 
 
 @pytest.mark.law("model-mass-matrix-inverts", source=SOURCE)
 def test_mass_matrix_and_its_factor_agree(law, pack_model, twofold_states, model_case) -> None:
     """At each state the mass matrix and its factorization are of one matrix: M (M^-1 x) returns x (`mj_mulM` after
-    `mj_solveM`) and the dense matrix (`mj_fullM`) multiplies as the sparse one does, each to its round-off (10 nv eps
-    cond(M), 10 nv eps |M| |y|), for a seeded x."""
+    `mj_solveM`) and the dense matrix (`mj_fullM`) multiplies as the sparse one does, each to its round-off (10 nv eps |M| |y|), for a
+    seeded x."""
     model = pack_model.model
     if model.nv == 0:
         pytest.skip(f"{model_case}: no degree of freedom")
@@ -57,7 +55,7 @@ def test_mass_matrix_and_its_factor_agree(law, pack_model, twofold_states, model
               "mass matrix than the one inverse dynamics and the energy multiply with; report it, or change MuJoCo version")
     (inverse, _), t_inv = max(found, key=lambda f: f[0][0])
     law.check("inverse_over_round_off", inverse, le=1.0, drift_abs=1.0,
-              why=f"|mj_mulM(mj_solveM(x)) - x| over 10 nv eps cond(M) |x|, worst at t = {t_inv:.3f} s; failing, {change}")
+              why=f"|mj_mulM(mj_solveM(x)) - x| over 10 nv eps |M| |M^-1 x|, worst at t = {t_inv:.3f} s; failing, {change}")
     (_, product), t_prod = max(found, key=lambda f: f[0][1])
     law.check("dense_product_over_round_off", product, le=1.0, drift_abs=1.0,
               why=f"|mj_fullM y - mj_mulM y| over 10 nv eps |M| |y|, worst at t = {t_prod:.3f} s; failing, {change}")

@@ -16,15 +16,11 @@ import mujoco
 import numpy as np
 import pytest
 
+from pytest_physlaw.pack.twofold.states import sampled
+
 SOURCE = "MuJoCo documentation, Computation (collision detection) and XML reference (option/flag/midphase)"
 DSBL = mujoco.mjtDisableBit
 ROUND_OFF = 1e-9  # of the model's extent: the same narrow phase on the same pair gives the same contact
-SAMPLES = 3  # states compared: without the midphase a mesh's every pair of parts is tested (cube_3x3x3: 0.5 s a state)
-
-
-def sampled(states: list[mujoco.MjData]) -> list[mujoco.MjData]:
-    """The start, the middle state and the last (the settled end): the collision without the midphase is costly."""
-    return [states[i] for i in sorted({0, len(states) // 2, len(states) - 1})][:SAMPLES]
 
 
 def with_midphase(model: mujoco.MjModel, on: bool) -> mujoco.MjModel:

@@ -10,6 +10,19 @@ import pytest
 
 from pytest_physlaw.pack import runs
 
+LARGE = 200  # dofs: above, a second computation of a whole solve or collision is made at three states only
+
+
+def sampled(states: list[mujoco.MjData]) -> list[mujoco.MjData]:
+    """The start, the middle state and the last (the settled end): where a second computation is costly (a collision
+    without the midphase, a whole solve of a model with more than LARGE dofs: flex and replicated models)."""
+    return [states[i] for i in sorted({0, len(states) // 2, len(states) - 1})]
+
+
+def for_solves(model: mujoco.MjModel, states: list[mujoco.MjData]) -> list[mujoco.MjData]:
+    """The states a law re-solving the constraints compares at: all of them, or `sampled` above LARGE dofs."""
+    return states if model.nv <= LARGE else sampled(states)
+
 
 @pytest.fixture(scope="module")
 def twofold_states(driven: runs.Driven, settled: runs.Run) -> list[mujoco.MjData]:
