@@ -16,6 +16,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `fluid_force` | `mjData.qfrc_fluid` (3.1?) | passive force less the same state's in vacuum |
 | `contact_geoms` | `MjContact.geom1/geom2` (3.0 to 4.0) | 3.0's `geom` pair is bound but left zero |
 | `energy` | `mjData.energy` (3.1 on; 3.0.x binds it with a zero stride) | kinetic as 1/2 qvel . M qvel (`mj_mulM`) |
+| `islands_on`, `islands_toggled` | islands on unless `mjDSBL_ISLAND` (3.14 has it) | off unless `mjENBL_ISLAND` (3.0) |
 """
 
 from __future__ import annotations
@@ -210,3 +211,27 @@ def contact_geoms(contacts: object) -> np.ndarray:
     if hasattr(contacts, "geom1"):
         return np.stack([np.atleast_1d(contacts.geom1), np.atleast_1d(contacts.geom2)], axis=-1).astype(int)
     return np.atleast_2d(np.asarray(contacts.geom)).astype(int)
+
+
+def islands_on(model: mujoco.MjModel) -> bool:
+    """Whether MuJoCo splits the constraint solve into islands for `model`: on unless `mjDSBL_ISLAND` is set (the
+    releases with that flag), off unless `mjENBL_ISLAND` is set (3.0's, where islands were an experimental option)."""
+    off = getattr(DSBL, "mjDSBL_ISLAND", None)
+    if off is not None:
+        return not model.opt.disableflags & int(off)
+    on = getattr(ENBL, "mjENBL_ISLAND", None)
+    return on is not None and bool(model.opt.enableflags & int(on))
+
+
+def islands_toggled(model: mujoco.MjModel) -> mujoco.MjModel | None:
+    """A copy of `model` whose constraint solve is split into islands the other way; None where MuJoCo has no flag
+    for it."""
+    m = copy.copy(model)
+    off, on = getattr(DSBL, "mjDSBL_ISLAND", None), getattr(ENBL, "mjENBL_ISLAND", None)
+    if off is not None:
+        m.opt.disableflags ^= int(off)
+    elif on is not None:
+        m.opt.enableflags ^= int(on)
+    else:
+        return None
+    return m

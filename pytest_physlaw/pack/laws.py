@@ -20,6 +20,8 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `readouts` (a package: `constraint`, `actuation`, `sensors`, read through `states.readout_states`): what each
   readout and sensor reports is what the step applied (qfrc_constraint, mj_contactForce, qfrc_actuator,
   actuator_force, sensordata), computed a second way from MuJoCo's own calls.
+- `twofold` (a package): the same physics computed two ways MuJoCo offers (dense and sparse Jacobian, ...), at
+  the states of `twofold.states`; the table: docs/second-computations.md.
 - `routes` (a package: the laws, `common`, `reference` for MuJoCo C's side, one module per route, `warp`, `mjx`): with
   `--physlaw-route`, the model on MuJoCo Warp and MJX beside MuJoCo C (not collected without).
 
@@ -107,5 +109,10 @@ from pytest_physlaw.pack.stepping import (  # noqa: F401
     test_timestep_is_stable_for_the_stiffest_mode,
     test_timestep_resolves_the_motion,
 )
+from pytest_physlaw.pack.twofold.islands import test_islands_and_one_solve_agree  # noqa: F401
+from pytest_physlaw.pack.twofold.jacobian import test_dense_and_sparse_jacobian_solve_alike  # noqa: F401
+from pytest_physlaw.pack.twofold.mass import test_mass_matrix_and_its_factor_agree  # noqa: F401
+from pytest_physlaw.pack.twofold.midphase import test_midphase_prunes_no_contact  # noqa: F401
+from pytest_physlaw.pack.twofold.states import twofold_states  # noqa: F401
 from pytest_physlaw.pack.transmission import test_moment_arms_are_the_lengths_derivative  # noqa: F401
 from pytest_physlaw.pack.wrenches import test_reported_constraint_wrenches_are_the_applied_forces  # noqa: F401

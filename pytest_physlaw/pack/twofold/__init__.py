@@ -1,0 +1,13 @@
+"""Laws that compute the same physics two ways: at the model's own states, a quantity MuJoCo computes is
+computed again by a second path MuJoCo also offers (the dense against the sparse constraint Jacobian, island
+decomposition on against off, the step against the forward pass, the mass matrix against its inverse), and the
+two agree to the second path's own error. A release that computes one thing wrong while the run stays
+consistent with itself passes every law that reads one computation; only a second computation of the same
+quantity sees it. The table of pairs, built and not built: docs/second-computations.md.
+
+- `states`: the one fixture the room reads its states through (`twofold_states`).
+- `jacobian`: dense against sparse constraint Jacobian (qacc, efc_force, iterations).
+- `islands`: the constraint solve by islands against one solve of the whole model.
+- `stepping`: the Euler step's velocity update against the forward pass's qacc.
+- `mass`: `mj_mulM` against `mj_solveM` (M M^-1 = 1) and `mj_fullM`; `mj_rne` against qfrc_bias.
+"""

@@ -1,0 +1,61 @@
+"""The mass matrix against its inverse: MuJoCo keeps the joint-space inertia M twice at each state, as the matrix
+(`qM`, multiplied by `mj_mulM`, expanded by `mj_fullM`) and as its sparse L^T D L factorization (`qLD`, applied by
+`mj_solveM`); forward dynamics solves with the factor, inverse dynamics and the energy multiply with the matrix. At
+any state M (M^-1 x) = x, and the dense and the sparse product agree, to round-off: a factor computed from
+another matrix (a term one of them leaves out, as inverse dynamics left a tendon's armature out in 3.3.1-3.3.3)
+breaks it. Source: MuJoCo's documentation (Computation: the equations of motion; API: mj_mulM, mj_solveM,
+mj_fullM).
+
+A backward-stable factorization leaves a residual of the product's round-off: |M y - x| <= c nv eps |M| |y|, and two
+products differ by as much; c = 10 here, max norms (|M| the largest row sum of `mj_fullM`'s matrix).
+
+Measured: `pytest --physlaw-model=MODEL.xml -k mass_matrix`; figures in docs/second-computations.md.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+import pytest
+
+from pytest_physlaw import mujoco_versions
+
+SOURCE = "MuJoCo documentation, Computation (equations of motion) and API (mj_mulM, mj_solveM, mj_fullM)"
+EPS = float(np.finfo(float).eps)
+C = 10.0  # round-off's constant: the solve's and the product's error over nv eps times their scale
+SEED = 2024
+
+
+def residuals(model: mujoco.MjModel, data: mujoco.MjData, x: np.ndarray) -> tuple[float, float]:
+    """(|M M^-1 x - x| over its round-off bound C nv eps |M| |y|, |fullM y - mulM y| over the same) at `data`'s last
+    forward pass, y = M^-1 x (`mj_solveM`); norms are max norms (a backward-stable solve leaves a residual of
+    round-off of the product M y, whatever the condition number)."""
+    nv = model.nv
+    y = np.zeros((1, nv))
+    mujoco.mj_solveM(model, data, y, x.reshape(1, nv))
+    back = np.zeros(nv)
+    mujoco.mj_mulM(model, data, back, y[0])
+    full = mujoco_versions.full_mass(model, data)
+    scale = C * nv * EPS * float(np.linalg.norm(full, np.inf)) * float(np.max(np.abs(y)))
+    scale = max(scale, 1e-300)
+    return float(np.max(np.abs(back - x))) / scale, float(np.max(np.abs(full @ y[0] - back))) / scale
+
+
+@pytest.mark.law("model-mass-matrix-inverts", source=SOURCE)
+def test_mass_matrix_and_its_factor_agree(law, pack_model, twofold_states, model_case) -> None:
+    """At each state the mass matrix and its factorization are of one matrix: M (M^-1 x) returns x (`mj_mulM` after
+    `mj_solveM`) and the dense matrix (`mj_fullM`) multiplies as the sparse one does, each to its round-off (10 nv eps |M| |y|), for a
+    seeded x."""
+    model = pack_model.model
+    if model.nv == 0:
+        pytest.skip(f"{model_case}: no degree of freedom")
+    rng = np.random.default_rng(SEED)
+    found = [(residuals(model, s, rng.normal(size=model.nv)), float(s.time)) for s in twofold_states]
+    change = (f"an engine defect of MuJoCo {mujoco.__version__} (not the model's): forward dynamics solves with another "
+              "mass matrix than the one inverse dynamics and the energy multiply with; report it, or change MuJoCo version")
+    (inverse, _), t_inv = max(found, key=lambda f: f[0][0])
+    law.check("inverse_over_round_off", inverse, le=1.0, drift_abs=1.0,
+              why=f"|mj_mulM(mj_solveM(x)) - x| over 10 nv eps |M| |M^-1 x|, worst at t = {t_inv:.3f} s; failing, {change}")
+    (_, product), t_prod = max(found, key=lambda f: f[0][1])
+    law.check("dense_product_over_round_off", product, le=1.0, drift_abs=1.0,
+              why=f"|mj_fullM y - mj_mulM y| over 10 nv eps |M| |y|, worst at t = {t_prod:.3f} s; failing, {change}")

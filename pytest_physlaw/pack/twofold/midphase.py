@@ -1,0 +1,84 @@
+"""Contacts found with the midphase against without it: inside a pair of bodies MuJoCo prunes the pairs of geoms
+(and of a mesh's or a flex's parts) whose bounding volumes do not overlap (the bounding-volume hierarchy,
+on unless `mjDSBL_MIDPHASE`); a pair it prunes can have no contact, so with the midphase off the collision finds the
+same contacts: the same pairs, at the same distance and point. Source: MuJoCo's documentation (Computation: collision
+detection, broad- and mid-phase; XML reference: option/flag/midphase). MuJoCo 3.9-3.10's midphase sized the bounding
+volumes without the geoms' gap and dropped in-gap contacts (fixed in 3.11.0, dddb2767).
+
+Measured: `pytest --physlaw-model=MODEL.xml -k midphase`; figures in docs/second-computations.md.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import mujoco
+import numpy as np
+import pytest
+
+from pytest_physlaw.pack.twofold.states import sampled
+
+SOURCE = "MuJoCo documentation, Computation (collision detection) and XML reference (option/flag/midphase)"
+DSBL = mujoco.mjtDisableBit
+ROUND_OFF = 1e-9  # of the model's extent: the same narrow phase on the same pair gives the same contact
+
+
+def with_midphase(model: mujoco.MjModel, on: bool) -> mujoco.MjModel:
+    """A copy of `model` with the midphase on or off."""
+    m = copy.copy(model)
+    if on:
+        m.opt.disableflags &= ~int(DSBL.mjDSBL_MIDPHASE)
+    else:
+        m.opt.disableflags |= int(DSBL.mjDSBL_MIDPHASE)
+    return m
+
+
+def contacts(m: mujoco.MjModel, state: mujoco.MjData) -> np.ndarray:
+    """The contacts `mj_collision` finds at `state`'s positions, one row each (geom1, geom2, dist, pos), sorted."""
+    data = copy.copy(state)
+    mujoco.mj_collision(m, data)
+    n = data.ncon
+    c = data.contact
+    rows = np.column_stack([np.asarray(c.geom1[:n], float), np.asarray(c.geom2[:n], float),
+                            np.asarray(c.dist[:n], float), np.asarray(c.pos[:n], float)]) if n else np.zeros((0, 6))
+    return rows[np.lexsort(rows.T[::-1])] if n else rows
+
+
+def apart(on_model: mujoco.MjModel, off_model: mujoco.MjModel, state: mujoco.MjData) -> tuple[int, float]:
+    """(contacts found one way and not the other, the largest move of a contact's distance or point found both
+    ways, over the model's extent)."""
+    on, off = contacts(on_model, state), contacts(off_model, state)
+    model = on_model
+    pairs = lambda rows: {tuple(r): k for k, r in enumerate(rows[:, :2].tolist())}  # noqa: E731
+    if on.shape[0] != off.shape[0] or pairs(on) != pairs(off) or not np.array_equal(on[:, :2], off[:, :2]):
+        keys = lambda rows: [tuple(r) for r in rows[:, :2].tolist()]  # noqa: E731
+        a, b = keys(on), keys(off)
+        missing = sum(max(0, b.count(k) - a.count(k)) for k in set(b)) + sum(max(0, a.count(k) - b.count(k))
+                                                                              for k in set(a))
+        return missing, 0.0
+    extent = max(float(model.stat.extent), 1e-300)
+    return 0, float(np.max(np.abs(on[:, 2:] - off[:, 2:]), initial=0.0)) / extent
+
+
+@pytest.mark.law("model-midphase-contacts-agree", source=SOURCE)
+def test_midphase_prunes_no_contact(law, pack_model, twofold_states, model_case) -> None:
+    """The midphase prunes no contact: at the start, the driven run's middle state and the settled end, the collision with the midphase and without it finds the same
+    contacts (pairs of geoms, none more or fewer), at the same distance and point, to round-off (1e-9 of the
+    model's extent)."""
+    model = pack_model.model
+    if model.opt.disableflags & int(DSBL.mjDSBL_CONTACT):
+        pytest.skip(f"{model_case}: contacts are off (<flag contact=\"disable\">)")
+    on, off = with_midphase(model, True), with_midphase(model, False)
+    found = [(apart(on, off, s), float(s.time)) for s in sampled(twofold_states)]
+    if not any(s.ncon for s in twofold_states) and not any(n for (n, _), _ in found):
+        pytest.skip(f"{model_case}: no contact at any state, with the midphase or without it")
+    change = (f"an engine defect of MuJoCo {mujoco.__version__}'s midphase (not the model's): until it is fixed, set "
+              "<flag midphase=\"disable\"/>, report it, or change MuJoCo version")
+    (missing, _), t_missing = max(found, key=lambda f: f[0][0])
+    law.check("contacts_apart", missing, near=0, abs=0,
+              why=f"contacts the collision finds with the midphase and not without it, or the other way, worst at "
+                  f"t = {t_missing:.3f} s; failing, {change}")
+    (_, moved), t_moved = max(found, key=lambda f: f[0][1])
+    law.check("contact_moved", moved, le=ROUND_OFF, drift_abs=ROUND_OFF,
+              why=f"the largest move of a contact's distance or point between the two, over the model's extent, at "
+                  f"t = {t_moved:.3f} s; failing, {change}")
