@@ -38,7 +38,11 @@ def test_islands_and_one_solve_agree(law, pack_model, twofold_states, model_case
     on = mujoco_versions.islands_on(model)
     first, second = ("islands", "whole-model") if on else ("whole-model", "islands")
     models = paths.pair(model, toggled)
-    found = [paths.paths_at(models, s) for s in states.for_solves(model, twofold_states)]
+    try:
+        found = [paths.paths_at(models, s) for s in states.for_solves(model, twofold_states)]
+    except paths.OutOfMemory as exc:
+        pytest.skip(f"{model_case}: the model's arena holds one path's constraint rows and not the other's ({exc}); "
+                    "raise <size memory> to compare the paths")
     flag = "island" if hasattr(mujoco.mjtDisableBit, "mjDSBL_ISLAND") else "island (enable)"
     change = (f"an engine defect of MuJoCo {mujoco.__version__}'s {first} solve, not the model's: until it is fixed, "
               f"turn <flag {flag}> the other way, report it, or change MuJoCo version")

@@ -90,8 +90,12 @@ def paths_at(models: Pair, state: mujoco.MjData) -> PathsAt:
     cap = int(models.first.opt.iterations)
     its = (iterations(first), iterations(second))
     capped_apart = any(its[a] >= cap and its[1 - a] <= cap // 10 for a in (0, 1))
-    if first.nefc != second.nefc:  # other rows at one state: all of it differs
-        return PathsAt(its, capped_apart, float("inf"), 0.0, float("inf"), 0.0)
+    if first.nefc != second.nefc:
+        full = [w for w in ("mjWARN_CONTACTFULL", "mjWARN_CNSTRFULL") if hasattr(mujoco.mjtWarning, w)
+                for d in (first, second) if d.warning[int(getattr(mujoco.mjtWarning, w))].number]
+        if full:  # one path's arena ran out of room for rows the other kept (flex, 100 humanoids): not comparable
+            raise OutOfMemory(f"{full[0]}: {first.nefc} rows one way, {second.nefc} the other")
+        return PathsAt(its, capped_apart, float("inf"), 0.0, float("inf"), 0.0)  # other rows at one state
     # the scales: the larger of the constraint correction and qacc_smooth, of the largest constraint and smooth force:
     # where the constraints carry nothing, a share of the correction alone is round-off over round-off (a hopper's
     # idle joint limit on MuJoCo 3.0.1: 0.12)
