@@ -30,6 +30,8 @@ import mujoco
 import numpy as np
 import pytest
 
+from pytest_physlaw import mujoco_versions
+
 SOURCE = "MuJoCo documentation, Computation (inverse dynamics, fwdinv); the equation of motion"
 ROUND_OFF = 1e-8  # of the state's force scale: the same terms computed twice differ by round-off only
 RECOVERED = 1e-3  # of the force scale: a converged solve's constraint force, recovered from its qacc
