@@ -23,11 +23,11 @@ import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack import measure, runs
+from pytest_physlaw.pack import measure
+from pytest_physlaw.pack.contacts import start_overlap
+from pytest_physlaw.pack.resolution import RESOLVED, STILL, run_shift, still_within  # noqa: F401 (solver reads STILL, run_shift here)
 
 SOURCE = "MuJoCo documentation (mjData.warning; numerical integration); MuJoCo Menagerie's model test"
-RESOLVED = 0.1  # of how far the bodies moved: halving the timestep may move them no more than this
-STILL = 1e-6  # m: bodies that moved less than this over the run leave nothing to resolve
 GROWTH = 1e-6  # a linearized step may amplify a mode by this much over 1 and still be round-off
 
 
@@ -59,9 +59,7 @@ def test_timestep_resolves_the_motion(law, pack_model, settled, settled_half_ste
         pytest.skip(f"{model_case}: no body moved more than {still * 1e6:g} um over the run "
                     + ("(its resting contacts' soft width: it only settled into them)" if still > STILL else "")
                     + ": nothing to resolve")
-    from pytest_physlaw.pack import rest  # rest judges resting states with this law's measure
-
-    overlap = rest.start_overlap(pack_model.model, settled.first)
+    overlap = start_overlap(pack_model.model, settled.first)
     if overlap:
         law.follows("model-start-penetration", f"{overlap} at the start: the contact spring that pushes them apart "
                     "in the first steps is a kick no timestep resolves; start them apart and this law judges the "
@@ -70,37 +68,6 @@ def test_timestep_resolves_the_motion(law, pack_model, settled, settled_half_ste
               why=f"the largest RMS shift of a body when the timestep is halved ({shift * 1000:.3g} mm), over the "
                   f"farthest any body moved ({moved * 1000:.3g} mm); if it fails, lower <option timestep> or "
                   "accept the finding (ini physlaw_model_accept)")
-
-
-def run_shift(run: runs.Run, other: runs.Run) -> tuple[float, float]:
-    """(shift, moved) in m: the largest root-mean-square shift of a body between `run` and `other` at `run`'s
-    steps (`other` at a step `k` times finer is read every k-th step), and the farthest any body of `run` moved
-    from the start. The timestep law's measure, and that of a change of the model's options (its cap)."""
-    every = max(1, round((len(other.xpos) - 1) / max(1, len(run.xpos) - 1)))
-    coarse, fine = run.xpos, other.xpos[::every]
-    moved = float(np.max(np.linalg.norm(coarse - coarse[:1], axis=2)))
-    shift = float(np.max(np.sqrt(np.mean(np.sum((fine - coarse) ** 2, axis=2), axis=0))))
-    return shift, moved
-
-
-def still_within(run: runs.Run) -> float:
-    """How far (m) the bodies may move over `run` and leave no motion to resolve: STILL, or the widest soft width
-    (solimp width) of the contacts at its end. A body that only settles into its contacts sinks within that width,
-    to a depth MuJoCo's refsafe ties to the timestep (a solref under 2 dt is stepped as 2 dt): halving the step
-    moves its rest, not a motion (a Meta-World cylinder settling 0.146 mm on its table moved 0.021 mm at dt/2)."""
-    final = run.final
-    if not final.ncon:
-        return STILL
-    return max(STILL, float(np.max(np.asarray(final.contact.solimp[:final.ncon])[:, 2])))
-
-
-def timestep_resolved(settled: runs.Run, settled_half_step: runs.Run) -> tuple[bool, float]:
-    """(whether model-timestep-converged holds, its figure): the premise of the laws that judge a resting
-    state, which an unresolved step moves."""
-    shift, moved = run_shift(settled, settled_half_step)
-    if moved < still_within(settled):
-        return True, 0.0
-    return shift / moved <= RESOLVED, shift / moved
 
 
 @pytest.mark.law("model-timestep-stable", source=SOURCE + "; linear stability of the integrator (von Neumann)")
