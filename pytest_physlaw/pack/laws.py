@@ -65,6 +65,7 @@ from pytest_physlaw.pack.gravcomp import test_gravcomp_lifts_the_compensated_wei
 from pytest_physlaw.pack.inertia import test_inertia_is_matter_within_the_robot, test_links_are_no_denser_than_osmium  # noqa: F401
 from pytest_physlaw.pack.inverse import test_inverse_dynamics_returns_the_forces  # noqa: F401
 from pytest_physlaw.pack.proxies import test_scalar_proxy_error_along_the_axis, test_tensor_proxy_answers_like_the_body  # noqa: F401
+from pytest_physlaw.pack.resolution import timestep_convergence  # noqa: F401
 from pytest_physlaw.pack.routes import (  # noqa: F401  (collected only with --physlaw-route)
     route_converged,
     route_reference,

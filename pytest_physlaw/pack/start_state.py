@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw.pack import runs
-from pytest_physlaw.pack.contacts import depths_or_skip
+from pytest_physlaw.pack.contacts import contact_depths, depths_or_skip
 
 
 SOURCE = "statics (Newton's first law); MuJoCo documentation, Computation: soft contacts, mj_contactForce"
@@ -23,20 +23,61 @@ RANGE_ROUND_OFF = 1e-6  # rad or m: an exporter's round-off at a range's end
 
 @pytest.mark.law("model-start-penetration", source=SOURCE)
 def test_start_state_is_not_interpenetrating(law, pack_model, settled, settings, model_case) -> None:
-    """At the start (the starting keyframe, or qpos0 where the model has none) no two geoms overlap deeper than a resting contact may sink (the larger of
+    """At the start (the starting keyframe, or qpos0 where the model has none), and at every other keyframe as
+    model-start-in-range judges them, no two geoms overlap deeper than a resting contact may sink (the larger of
     its solimp width and half the thinner geom's smallest half-extent): an overlap at the start is pushed
     apart by MuJoCo's contact spring in the first steps, a force many times the robot's weight that no real start
-    has. The contact force at the start over the model's weight is recorded for the gate."""
+    has, and a keyframe that overlaps so is a state the robot cannot be in. The contact force at the start over
+    the model's weight is recorded for the gate."""
     model, first = pack_model.model, settled.first
-    depth, allowed, where = depths_or_skip(model, first, f"{model_case}: at the start")
-    ratio = depth / allowed
-    law.check("start_depth_over_allowed", ratio, le=1.0, drift_abs=1e-6,
-              why=f"overlap at the start over what a resting contact may sink, deepest {where[int(np.argmax(ratio))]} "
-                  f"({1000 * float(np.max(depth)):.3g} mm): {_separate_at(model, settings.keyframe)}")
+    start_key = runs.keyframe_id(model, settings.keyframe)
+    others = {k: keyframe_overlap(model, k) for k in range(model.nkey) if k != start_key}
+    if first.ncon or not any(o is not None for o in others.values()):
+        depth, allowed, where = depths_or_skip(model, first, f"{model_case}: at the start")
+    else:
+        depth, allowed, where = np.zeros(0), np.ones(0), []
+    if depth.size:
+        ratio = depth / allowed
+        law.check("start_depth_over_allowed", ratio, le=1.0, drift_abs=1e-6,
+                  why=f"overlap at the start over what a resting contact may sink, deepest {where[int(np.argmax(ratio))]} "
+                      f"({1000 * float(np.max(depth)):.3g} mm): {_separate_at(model, settings.keyframe)}")
+    if others:
+        _check_other_keyframes(law, model, others)
     weight = float(np.sum(model.body_mass) * np.linalg.norm(model.opt.gravity))
     if weight > 0:
         law.check("start_force_over_weight", normal_force(model, first) / weight, ge=0, drift_abs=1e-6,
                   why="sum of the contacts' normal forces at the start over the model's weight, recorded for the gate")
+
+
+def _check_other_keyframes(law, model: mujoco.MjModel, others: dict[int, tuple[float, float, str] | None]) -> None:
+    """The keyframes other than the start, each judged as the start is: its worst overlap over its allowance (0
+    where its geoms meet nothing with an extent), every keyframe past it named."""
+    ratios = np.array([o[0] if o is not None else 0.0 for o in others.values()])
+    over = [f"<key name={_key_name(model, k)}> {o[2]} {1000 * o[1]:.3g} mm ({o[0]:.3g} of its allowance)"
+            for k, o in others.items() if o is not None and o[0] > 1.0]
+    law.check("keyframe_depth_over_allowed", ratios, le=1.0, drift_abs=1e-6,
+              why=f"worst overlap of each of the {len(others)} other keyframes over what a resting contact may sink: "
+                  + ("; ".join(over) + ": move them apart in those keyframes' qpos (or move the geoms)" if over
+                     else "none overlaps past it"))
+
+
+def keyframe_overlap(model: mujoco.MjModel, key: int) -> tuple[float, float, str] | None:
+    """(worst overlap over its allowance, its depth in m, which geoms) at keyframe `key` (`mj_resetDataKeyframe`,
+    forwarded); None where no contact there is between geoms with an extent."""
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, key)
+    mujoco.mj_forward(model, data)
+    if not data.ncon:
+        return None
+    depth, allowed, where = contact_depths(model, data)
+    if not depth.size:
+        return None
+    worst = int(np.argmax(depth / allowed))
+    return float(depth[worst] / allowed[worst]), float(depth[worst]), where[worst]
+
+
+def _key_name(model: mujoco.MjModel, key: int) -> str:
+    return repr(model.key(key).name or key)
 
 
 @pytest.mark.law("model-start-in-range", source=SOURCE + "; MuJoCo XML reference (joint/range, key/qpos)")

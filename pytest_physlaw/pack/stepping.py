@@ -25,7 +25,7 @@ import pytest
 
 from pytest_physlaw.pack import measure
 from pytest_physlaw.pack.contacts import start_overlap
-from pytest_physlaw.pack.resolution import RESOLVED, STILL, run_shift, still_within  # noqa: F401 (solver reads STILL, run_shift here)
+from pytest_physlaw.pack.resolution import RESOLVED, STILL, run_shift  # noqa: F401 (solver reads STILL, run_shift here)
 
 SOURCE = "MuJoCo documentation (mjData.warning; numerical integration); MuJoCo Menagerie's model test"
 GROWTH = 1e-6  # a linearized step may amplify a mode by this much over 1 and still be round-off
@@ -45,29 +45,31 @@ def test_no_mujoco_warning(law, pack_model, settled, driven, settings, model_cas
 
 
 @pytest.mark.law("model-timestep-converged", source=SOURCE)
-def test_timestep_resolves_the_motion(law, pack_model, settled, settled_half_step, model_case) -> None:
+def test_timestep_resolves_the_motion(law, pack_model, settled, timestep_convergence, model_case) -> None:
     """Run again at half the model's timestep over the same simulated time, each body keeps to where this
     run has it, at every step of this run, within a tenth of how far the bodies moved (root mean square
     over the run): the timestep resolves the motion (Richardson: a first-order integrator's error is
     about the change that halving its step makes). An impact's timing shifts by half a step either way:
     the mean over the run, not the worst step, is what the motion's resolution is judged by. Bodies that only
     settle into their contacts (moving less than the contacts' soft width) leave nothing to resolve. Its premise: a
-    start without overlap (model-start-penetration); from an overlap, a failure here follows from it."""
-    shift, moved = run_shift(settled, settled_half_step)
-    still = still_within(settled)
-    if moved < still:
-        pytest.skip(f"{model_case}: no body moved more than {still * 1e6:g} um over the run "
-                    + ("(its resting contacts' soft width: it only settled into them)" if still > STILL else "")
+    start without overlap (model-start-penetration); from an overlap, a failure here follows from it.
+    Where it fails, the runs at dt/4 (and dt/8, where dt/4 does not shrink the shift) measure the order p at
+    which the shift shrinks, and the message states the timestep at which it is within bound
+    (`resolution.Convergence`), or that the motion does not converge with the step."""
+    found = timestep_convergence
+    if found.moved < found.still:
+        pytest.skip(f"{model_case}: no body moved more than {found.still * 1e6:g} um over the run "
+                    + ("(its resting contacts' soft width: it only settled into them)" if found.still > STILL else "")
                     + ": nothing to resolve")
     overlap = start_overlap(pack_model.model, settled.first)
     if overlap:
         law.follows("model-start-penetration", f"{overlap} at the start: the contact spring that pushes them apart "
                     "in the first steps is a kick no timestep resolves; start them apart and this law judges the "
                     "model's own motion")
-    law.check("half_step_shift", shift / moved, le=RESOLVED, drift_abs=1e-9,
-              why=f"the largest RMS shift of a body when the timestep is halved ({shift * 1000:.3g} mm), over the "
-                  f"farthest any body moved ({moved * 1000:.3g} mm); if it fails, lower <option timestep> or "
-                  "accept the finding (ini physlaw_model_accept)")
+    law.check("half_step_shift", found.share, le=RESOLVED, drift_abs=1e-9,
+              why=f"the largest RMS shift of a body when the timestep is halved ({found.shifts[0] * 1000:.3g} mm), over "
+                  f"the farthest any body moved ({found.moved * 1000:.3g} mm); {found.advice()}"
+                  + ("" if found.resolved else "; or accept the finding (ini physlaw_model_accept)"))
 
 
 @pytest.mark.law("model-timestep-stable", source=SOURCE + "; linear stability of the integrator (von Neumann)")
