@@ -13,7 +13,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack import roundoff, runs
+from pytest_physlaw.pack import resolution, roundoff, runs
 from pytest_physlaw.pack.contacts import (
     SINK,
     contact_bodies,
@@ -25,7 +25,6 @@ from pytest_physlaw.pack.contacts import (
     thinner_extent,
 )
 from pytest_physlaw.pack.ground import has_gravity
-from pytest_physlaw.pack.resolution import Convergence
 
 
 SOURCE = "statics (Newton's first law); MuJoCo documentation, Computation: soft contacts, mj_contactForce"
@@ -57,13 +56,13 @@ def test_resting_contacts_sink_less_than_the_geoms(law, pack_model, settled, set
               drift=roundoff.drift(pack_model.config, float(np.max(ratio)), nudged[0]),
               why=f"penetration over the larger of the contact's solimp width and half the thinner geom's "
                   f"smallest half-extent, deepest {where[deepest]}; if it fails, "
-                  + stiffen(model, float(settled.final.contact.solref[extent_contacts(model, settled.final)[0][deepest]][0])))
+                  + _stiffen_measured(model, settled.final, deepest, float(depth[deepest]), float(allowed[deepest])))
     law.check("depth_mm", 1000 * float(np.max(depth)), ge=0, unit="mm", drift_abs=1e-6,
               drift=roundoff.drift(pack_model.config, 1000 * float(np.max(depth)), nudged[1]),
               why="deepest contact at rest, recorded for the gate (solref, solimp, mass and gravity move it)")
 
 
-def _name_a_failed_premise(law, model: mujoco.MjModel, settled: runs.Run, convergence: Convergence, deepest: str,
+def _name_a_failed_premise(law, model: mujoco.MjModel, settled: runs.Run, convergence: resolution.Convergence, deepest: str,
                            bodies: set[int]) -> None:
     """`law.follows` the premise of a resting contact's depth that the model fails, if any (see the law): the
     pair, or a body of it, overlapped at the start; or the timestep is unresolved (model-timestep-converged's
@@ -86,17 +85,59 @@ def _name_a_failed_premise(law, model: mujoco.MjModel, settled: runs.Run, conver
                     f"contact's; {convergence.advice()}, then judge the contact's stiffness")
 
 
-def stiffen(model: mujoco.MjModel, tc: float) -> str:
-    """The change that makes a contact of solref time constant `tc` stiffer, in the model's terms: where MuJoCo's
-    refsafe already softens it to twice the timestep, only a shorter timestep does."""
+def stiffen(model: mujoco.MjModel, solref: np.ndarray, solimp: np.ndarray, load: float, allowed: float) -> str:
+    """The change that makes a contact of (solref, solimp), pressed by `load` (m/s^2: gravity, for a body resting on
+    one contact; see `equivalent_load`), sink no deeper than `allowed`, in the model's terms and computed by
+    `resting_sink`: the longest solref time constant (or the least direct stiffness) that does, and, where that is
+    under twice the timestep and MuJoCo's refsafe is on (it steps a shorter one as 2 dt), the timestep that lets
+    MuJoCo use it."""
     dt = float(model.opt.timestep)
     refsafe = not model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_REFSAFE
-    if tc > 0 and refsafe and tc < 2 * dt:
+    solref, solimp = np.asarray(solref, dtype=float), np.asarray(solimp, dtype=float)
+    sink = lambda ref, floor=0.0: resting_sink(np.asarray(ref, dtype=float), solimp, load, floor)  # noqa: E731
+    if solref[0] <= 0:  # direct: (-stiffness, -damping), no refsafe
+        if sink(solref) <= allowed:
+            return "the contact's stiffness carries the load within the allowance: no change"
+        stiffness = _least(lambda k: sink([-k, solref[1]]) <= allowed, -solref[0], 1e12, grow=True)
+        return (f'set that contact\'s solref stiffness to {stiffness:.3g} or more (solref="{-stiffness:.3g} '
+                f'{solref[1]:g}", now {-solref[0]:g}; its geoms\' own, or a <pair>) or accept the finding')
+    tc = float(solref[0])
+    if sink(solref, 2 * dt if refsafe else 0.0) <= allowed:
+        return "the contact's solref carries the load within the allowance: no change"
+    if sink(solref) <= allowed:  # the written one holds: refsafe's 2 dt is what sinks it
         return (f"its solref time constant {tc:g} s is under twice the timestep: MuJoCo steps it as 2 x {dt:g} = "
-                f"{2 * dt:g} s (refsafe), so a shorter solref changes nothing: lower <option timestep> to {tc / 2:g} s "
-                "or below, or accept the finding")
-    return (f"stiffen those geoms' contact (a shorter solref time constant, now {tc:g} s, no shorter than 2 x the "
-            f"{dt:g} s timestep; a solimp nearer 1) or accept the finding")
+                f"{2 * dt:g} s (refsafe), so a shorter solref changes nothing: lower <option timestep> to "
+                f'<option timestep="{resolution.floor_2(tc / 2)}"/> or below (now {dt:g}), or accept the finding')
+    tau = _least(lambda x: sink([x, solref[1]]) > allowed, 1e-7, tc, grow=False)
+    step = (f' and <option timestep="{resolution.floor_2(tau / 2)}"/> (now {dt:g}): MuJoCo\'s refsafe steps a time '
+            f"constant under 2 x the timestep as 2 x {dt:g} = {2 * dt:g} s") if refsafe and tau < 2 * dt else ""
+    return (f'set that contact\'s solref time constant to {resolution.floor_2(tau)} s or shorter (solref="'
+            f'{resolution.floor_2(tau)} {solref[1]:g}", now {tc:g}: its geoms\' own, mixed, or a <pair>\'s){step}, '
+            "or accept the finding")
+
+
+def _least(holds, low: float, high: float, grow: bool) -> float:
+    """Bisection in log space: with `grow`, the least x in [low, high] (high doubled as needed) where `holds(x)`;
+    else the largest x in [low, high] where `holds(x)` is false (the boundary, from below)."""
+    if grow:
+        while not holds(high) and high < 1e30:
+            high *= 10
+        if holds(low):
+            return low
+    for _ in range(60):
+        mid = math.sqrt(low * high)
+        if holds(mid):
+            high = mid
+        else:
+            low = mid
+    return high if grow else low
+
+
+def equivalent_load(solref: np.ndarray, solimp: np.ndarray, depth: float, floor: float) -> float:
+    """The load (m/s^2) under which a body resting on one contact of (solref, solimp) sinks `depth` (`resting_sink`
+    inverted): what a measured resting depth says presses the contact, whatever shares it."""
+    solref, solimp = np.asarray(solref, dtype=float), np.asarray(solimp, dtype=float)
+    return _least(lambda g: resting_sink(solref, solimp, g, floor) >= depth, 1e-9, 1e3, grow=True)
 
 
 @pytest.mark.law("model-contact-stiffness", source=SOURCE + "; MuJoCo documentation, Computation: solver "
@@ -127,13 +168,26 @@ def test_contacts_are_stiff_enough_to_carry_a_body(law, pack_model, model_case) 
     law.check("rest_sink_over_allowed", float(ratio[worst]), le=1.0, drift_abs=1e-9,
               why=f"the sink of a body resting on one contact under gravity over what a resting contact may sink, "
                   f"worst pair {where[worst]} ({1000 * sink[worst]:.3g} mm of {1000 * allowed[worst]:.3g} mm); if it "
-                  f"fails, {stiffen(model, _pair_time_constant(model, pairs, worst))}")
+                  f"fails, {_stiffen_pair(model, pairs, worst, allowed[worst])}")
 
 
-def _pair_time_constant(model: mujoco.MjModel, pairs: tuple[np.ndarray, ...], pair: int) -> float:
-    """The solref time constant of the `pair`-th pair `rest_sinks` measures of `pairs` (`collidable_pairs`)."""
-    a, b, solref, _ = pairs
-    return float(solref[np.isfinite(thinner_extent(model, a, b))][pair][0])
+def _stiffen_pair(model: mujoco.MjModel, pairs: tuple[np.ndarray, ...], pair: int, allowed: float) -> str:
+    """`stiffen` for the `pair`-th pair `rest_sinks` measures of `pairs` (`collidable_pairs`), under gravity."""
+    a, b, solref, solimp = pairs
+    keep = np.isfinite(thinner_extent(model, a, b))
+    return stiffen(model, solref[keep][pair], solimp[keep][pair], float(np.linalg.norm(model.opt.gravity)), allowed)
+
+
+def _stiffen_measured(model: mujoco.MjModel, data: mujoco.MjData, deepest: int, depth: float, allowed: float) -> str:
+    """`stiffen` for the `deepest` of `contact_depths`'s contacts, pressed by the load its measured depth says, or by
+    gravity where that is more: a contact still sinking at the end of the run (a 5 cm ball on a 0.5 s solref, at
+    3.1 of its allowance after 1 s, 4.9 at rest) reads less than its load, and a body resting on it presses g."""
+    contact = int(extent_contacts(model, data)[0][deepest])
+    solref, solimp = np.array(data.contact.solref[contact]), np.array(data.contact.solimp[contact])
+    refsafe = not model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_REFSAFE
+    load = max(equivalent_load(solref, solimp, depth, 2 * float(model.opt.timestep) if refsafe else 0.0),
+               float(np.linalg.norm(model.opt.gravity)))
+    return stiffen(model, solref, solimp, load, allowed)
 
 
 def rest_sinks(model: mujoco.MjModel, pairs: tuple[np.ndarray, ...] | None = None) -> tuple[np.ndarray, np.ndarray, list[str]]:

@@ -146,3 +146,29 @@ def test_a_depth_follows_from_an_unresolved_timestep_on_the_timestep_laws_measur
         assert _law(laws, name, "model-timestep-converged")["outcome"] == "failed"
         depth = _law(laws, name, "model-contact-depth")
         assert depth["outcome"] == "xfailed" and depth["follows"] == "model-timestep-converged", (name, depth)
+
+
+SOFT = {  # law id -> a model too soft for it ({solref} the geom's)
+    "model-contact-stiffness": """<mujoco><default><geom solref="{solref} 1"/></default><worldbody>
+        <geom type="plane" size="2 2 0.1"/><body pos="0 0 0.02"><freejoint/><geom type="box" size="0.02 0.02 0.02"
+        mass="0.1"/></body></worldbody></mujoco>""",
+    "model-contact-depth": """<mujoco><default><geom solref="{solref} 1"/></default><worldbody>
+        <geom type="plane" size="2 2 0.1"/><body pos="0 0 0.05"><freejoint/><geom type="sphere" size="0.05" mass="1"/>
+        </body></worldbody></mujoco>""",
+}
+
+
+@pytest.mark.parametrize("law_id", SOFT)
+def test_the_solref_advice_is_the_time_constant_that_carries_the_load(pytester: pytest.Pytester, law_id: str) -> None:
+    """A contact too soft for its load (a 2 cm box on solref 0.2 s sinks 1.96 of its allowance; a 5 cm ball resting
+    on 0.5 s, 1.2 of it at the end of the run): the message states the solref time constant that MuJoCo's resting
+    sink (`resting_sink`) puts within the allowance (0.14 s; 0.22 s), and with it the law passes."""
+    pytester.path.joinpath("soft.xml").write_text(SOFT[law_id].format(solref=0.2 if "stiffness" in law_id else 0.5))
+    _, laws = _run(pytester, "soft.xml", extra=("-k", "stiff_enough or sink_less"))
+    soft = _law(laws, "soft.xml", law_id)
+    assert soft["outcome"] == "failed"
+    found = re.search(r'solref="([0-9.e-]+) 1"', soft["checks"][0]["why"])
+    assert found, soft["checks"][0]["why"]
+    pytester.path.joinpath("advised.xml").write_text(SOFT[law_id].format(solref=found.group(1)))
+    _, laws = _run(pytester, "advised.xml", extra=("-k", "stiff_enough or sink_less"))
+    assert _law(laws, "advised.xml", law_id)["outcome"] == "passed"
