@@ -19,13 +19,15 @@ models; the stiffest rate x dt is recorded for the gate, which sees a timestep c
 
 from __future__ import annotations
 
+import copy
+
 import mujoco
 import numpy as np
 import pytest
 
 from pytest_physlaw.pack import measure
 from pytest_physlaw.pack.contacts import start_overlap
-from pytest_physlaw.pack.resolution import RESOLVED, STILL, run_shift  # noqa: F401 (solver reads STILL, run_shift here)
+from pytest_physlaw.pack.resolution import RESOLVED, STILL, floor_2, run_shift  # noqa: F401 (solver reads STILL, run_shift here)
 
 SOURCE = "MuJoCo documentation (mjData.warning; numerical integration); MuJoCo Menagerie's model test"
 GROWTH = 1e-6  # a linearized step may amplify a mode by this much over 1 and still be round-off
@@ -88,8 +90,8 @@ def test_timestep_is_stable_for_the_stiffest_mode(law, pack_model, linearized, m
     growth, rate_dt = modes
     law.check("step_growth", growth, le=1 + GROWTH, drift_abs=1 + GROWTH,
               why=f"largest eigenvalue modulus of the linearized step ({_integrator(model)}, dt "
-                  f"{model.opt.timestep:g} s); above 1 a mode grows each step: lower <option timestep>, add "
-                  "armature or damping, or soften the servo")
+                  f"{model.opt.timestep:g} s); " + (f"above 1 a mode grows each step: {_stable_advice(model, linearized)}, "
+                  "or add armature or damping, or soften the servo" if growth > 1 + GROWTH else "no change"))
     law.check("stiffest_rate_dt", rate_dt, ge=0, drift_abs=1e-9,
               why="the linearized model's fastest rate |s| times the timestep, recorded for the gate")
 
@@ -112,8 +114,10 @@ def test_constraint_time_constants_are_resolved(law, pack_model, model_case) -> 
     ratios = np.array(list(families.values())) / floor
     where = (f"shortest {worst} ({families[worst]:g} s) over 2 x timestep ({floor:g} s), per kind of constraint")
     if model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_REFSAFE:
-        law.check("timeconst_over_2dt", ratios, ge=1.0, drift_abs=1e-9,
-                  why=f"{where}; refsafe is off, so a shorter one rings: lower <option timestep> or lengthen that solref")
+        advice = ("no change" if families[worst] >= floor else
+                  f'refsafe is off, so a shorter one rings: set <option timestep="{floor_2(families[worst] / 2)}"/> '
+                  f"(now {model.opt.timestep:g}) or lengthen that solref to {floor:g} s or more")
+        law.check("timeconst_over_2dt", ratios, ge=1.0, drift_abs=1e-9, why=f"{where}; {advice}")
     else:
         law.check("timeconst_over_2dt", ratios, ge=0, drift_abs=1e-9,
                   why=f"{where}; below 1 MuJoCo's refsafe uses 2 dt instead (softer than written), recorded for the gate")
@@ -149,6 +153,23 @@ def linear_modes(model: mujoco.MjModel, lin: measure.Linearized) -> tuple[float,
     step = _step_map(model, mass, stiff, damp, continuous)
     rate = float(np.max(np.abs(np.linalg.eigvals(continuous))))
     return float(np.max(np.abs(np.linalg.eigvals(step)))), rate * h
+
+
+def _stable_advice(model: mujoco.MjModel, lin: measure.Linearized) -> str:
+    """The timestep at which the linearized step map amplifies no mode (`linear_modes` at a shorter step, by
+    bisection on the step: the growth falls with it), as the `<option timestep>` to paste."""
+    def grows(h: float) -> bool:
+        m = copy.copy(model)
+        m.opt.timestep = h
+        found = linear_modes(m, lin)
+        return found is not None and found[0] > 1 + GROWTH
+    low, high = 0.0, float(model.opt.timestep)
+    if grows(high / 2**20):
+        return "it grows at any timestep (not the step's doing): the measurement supports no timestep"
+    for _ in range(40):
+        mid = (low + high) / 2
+        low, high = (mid, high) if not grows(mid) else (low, mid)
+    return f'set <option timestep="{floor_2(low)}"/> or shorter (now {model.opt.timestep:g})'
 
 
 def _step_map(model: mujoco.MjModel, mass: np.ndarray, stiff: np.ndarray, damp: np.ndarray,

@@ -172,3 +172,29 @@ def test_the_solref_advice_is_the_time_constant_that_carries_the_load(pytester: 
     pytester.path.joinpath("advised.xml").write_text(SOFT[law_id].format(solref=found.group(1)))
     _, laws = _run(pytester, "advised.xml", extra=("-k", "stiff_enough or sink_less"))
     assert _law(laws, "advised.xml", law_id)["outcome"] == "passed"
+
+
+STEPPED = {  # law id -> a model its timestep breaks ({dt}), as tests/pack/test_checkup_laws.py's BREAKING
+    "model-timestep-stable": """<mujoco><option timestep="{dt}"/><worldbody><body pos="0 0 1">
+        <joint name="j" type="hinge" axis="0 1 0"/><geom type="sphere" pos="0.01 0 0" size="0.005" mass="0.01"/>
+        </body></worldbody><actuator><position joint="j" kp="1000"/></actuator></mujoco>""",
+    "model-timeconst-resolved": """<mujoco><option timestep="{dt}"><flag refsafe="disable"/></option><worldbody>
+        <geom type="plane" size="2 2 0.1"/><body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/>
+        </body></worldbody></mujoco>""",
+}
+
+
+@pytest.mark.parametrize("law_id", STEPPED)
+def test_the_timestep_advice_of_the_step_laws_is_a_step_that_holds(pytester: pytest.Pytester, law_id: str) -> None:
+    """A servo (kp 1000 on 1 g at 1 cm) stepped at 10 ms rings up, and a 20 ms contact time constant at a 20 ms step
+    with refsafe off: each message states the `<option timestep>` that holds (the linearized step map's stable step,
+    by bisection; half the shortest time constant), and at it the law passes."""
+    pytester.path.joinpath("coarse.xml").write_text(STEPPED[law_id].format(dt=0.01 if "stable" in law_id else 0.02))
+    _, laws = _run(pytester, "coarse.xml", extra=("-k", "stiffest_mode or time_constants"))
+    coarse = _law(laws, "coarse.xml", law_id)
+    assert coarse["outcome"] == "failed"
+    found = re.search(r'<option timestep="([0-9.e-]+)"/>', coarse["checks"][0]["why"])
+    assert found, coarse["checks"][0]["why"]
+    pytester.path.joinpath("advised.xml").write_text(STEPPED[law_id].format(dt=found.group(1)))
+    _, laws = _run(pytester, "advised.xml", extra=("-k", "stiffest_mode or time_constants"))
+    assert _law(laws, "advised.xml", law_id)["outcome"] == "passed"
