@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
 
 
@@ -198,3 +199,29 @@ def test_the_timestep_advice_of_the_step_laws_is_a_step_that_holds(pytester: pyt
     pytester.path.joinpath("advised.xml").write_text(STEPPED[law_id].format(dt=found.group(1)))
     _, laws = _run(pytester, "advised.xml", extra=("-k", "stiffest_mode or time_constants"))
     assert _law(laws, "advised.xml", law_id)["outcome"] == "passed"
+
+
+def test_the_iterations_advice_is_the_cap_that_covers_the_solves() -> None:
+    """A box dropped on a floor with its PGS cap at 2: with the cap raised to 100 each step's solve takes at most the
+    cap `covering_cap` states; with the model's cap set to it no step of the run stops at it."""
+    import copy
+
+    import mujoco
+
+    from pytest_physlaw.pack import runs
+    from pytest_physlaw.pack.iterations import covering_cap
+
+    model = mujoco.MjModel.from_xml_string("""<mujoco><option solver="PGS" iterations="2"/><worldbody>
+        <geom type="plane" size="2 2 0.1"/><body pos="0 0 0.2" euler="10 20 0"><freejoint/>
+        <geom type="box" size="0.1 0.05 0.02" mass="1"/></body></worldbody></mujoco>""")
+    capped = runs.settled(model, 300, cold=False)
+    assert np.mean(capped.capped) > 0.05
+    raised = copy.copy(model)
+    raised.opt.iterations = 100
+    advice = covering_cap(model, runs.settled(raised, 300, cold=False), 100)
+    found = re.search(r'<option iterations="(\d+)"/>', advice)
+    assert found, advice
+    covered = copy.copy(model)
+    covered.opt.iterations = int(found.group(1))
+    assert not np.any(runs.settled(covered, 300, cold=False).capped)
+    assert "no change" in covering_cap(raised, runs.settled(raised, 300, cold=False), 100)
