@@ -145,6 +145,17 @@ def gravcomp_force(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     return np.array(data.qfrc_passive) - np.array(scratch.qfrc_passive)
 
 
+def actuator_gravcomp_dofs(model: mujoco.MjModel) -> np.ndarray:
+    """(nv,) bool: the dofs whose gravity compensation MuJoCo adds through the actuators (their joint's
+    `actuatorgravcomp`, `jnt_actgravcomp`, MuJoCo 3.2 on), so that it is dropped with actuation off
+    (mjDSBL_ACTUATION zeroes `qfrc_actuator`) or where the model has no actuator; none before 3.2, where every
+    compensation is a passive force."""
+    flags = getattr(model, "jnt_actgravcomp", None)
+    if flags is None or model.nv == 0:
+        return np.zeros(model.nv, dtype=bool)
+    return np.asarray(flags, dtype=bool)[np.asarray(model.dof_jntid, dtype=int)]
+
+
 def fluid_force(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     """The generalised force of the medium (drag, lift, added mass) at `data` (forwarded): `qfrc_fluid`, or, where
     the bindings lack it, the passive force less the same state's passive force in vacuum."""

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw.pack import runs
-from pytest_physlaw.pack.rest import ground_planes, plane_height
+from pytest_physlaw.pack.ground import ground_planes, plane_height
 
 SOURCE = "statics; MuJoCo documentation, Modeling: actuators (ctrlrange, forcerange, gains)"
 NEGLIGIBLE = 1e-6  # of the largest holding force: a joint that needs less needs nothing

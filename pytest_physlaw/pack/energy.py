@@ -141,31 +141,78 @@ def _passive_gain(model: mujoco.MjModel, k: int, horizon: int, keyframe: str) ->
 
 
 def _passive(model: mujoco.MjModel, steps: int, keyframe: str) -> tuple[float, np.ndarray, np.ndarray]:
-    """(energy at the start, total energy after each step, kinetic energy after each step) of the passive run."""
+    """(energy at the start, total energy after each step, kinetic energy after each step) of the passive run:
+    `mjData.energy` (gravity's potential counts every body, compensated or not) plus what the compensation the
+    passive run applies has done: its potential where it is a field on the body (`_gravcomp_weights`), the work
+    summed step by step where only part of the body's chain gets it (`_projected_gravcomp`)."""
     m = copy.copy(model)
     m.opt.disableflags |= DSBL.mjDSBL_ACTUATION | QUIET
     m.opt.enableflags |= ENBL.mjENBL_ENERGY
     data = runs.start(m, keyframe)
     data.qvel[:] = 0
     mujoco.mj_forward(m, data)
-    lifted = _gravcomp_weights(m)
+    lifted, projected = _gravcomp_weights(m), _projected_gravcomp(m)
     start = sum(mujoco_versions.energy(m, data)) + float(lifted @ data.xipos.ravel())
-    total, kinetic = np.empty(steps), np.empty(steps)
+    total, kinetic, work = np.empty(steps), np.empty(steps), 0.0
     for i in range(steps):
+        force = _compensation_on(m, data, projected) if projected else None
         mujoco.mj_step(m, data)
+        if force is not None:  # semi-implicit Euler: the step moves qpos by dt qvel(new)
+            work += float(force @ data.qvel) * m.opt.timestep
         potential, kinetic[i] = mujoco_versions.energy(m, data)
-        total[i] = potential + kinetic[i] + float(lifted @ data.xipos.ravel())
+        total[i] = potential + kinetic[i] + float(lifted @ data.xipos.ravel()) - work
     return start, total, kinetic
 
 
 def _gravcomp_weights(model: mujoco.MjModel) -> np.ndarray:
-    """(nbody * 3) the constant force field of gravity compensation, per body centre of mass, flattened: its
-    potential is this dotted with `xipos` (a body compensated by `gravcomp` is pushed by -gravcomp m g, which
-    `mjData.energy` does not count: a buoyant body rising gains counted energy, and its potential pays it back).
-    Zero where gravity is off, as MuJoCo then applies none."""
+    """(nbody * 3) the constant force field of gravity compensation the passive run applies, per body centre of
+    mass, flattened: its potential is this dotted with `xipos` (a body compensated by `gravcomp` is pushed by
+    -gravcomp m g, which `mjData.energy` does not count: a buoyant body rising gains counted energy, and its
+    potential pays it back). Zero where gravity is off, as MuJoCo then applies none, and for a body whose
+    compensation reaches any of its chain's dofs through the actuators (`actuatorgravcomp`): the passive run
+    turns actuation off and MuJoCo drops it there (all of it: no field; part: `_projected_gravcomp`)."""
     if model.opt.disableflags & DSBL.mjDSBL_GRAVITY:
         return np.zeros(3 * model.nbody)
-    return ((model.body_gravcomp * model.body_mass)[:, None] * np.asarray(model.opt.gravity)[None, :]).ravel()
+    weights = (model.body_gravcomp * model.body_mass)[:, None] * np.asarray(model.opt.gravity)[None, :]
+    weights[[b for b in range(model.nbody) if np.any(_chain_dofs(model, b) & _dropped(model))]] = 0.0
+    return weights.ravel()
+
+
+def _dropped(model: mujoco.MjModel) -> np.ndarray:
+    """(nv,) bool: the dofs on which the passive run has no gravity compensation (added through actuators,
+    which it turns off)."""
+    return mujoco_versions.actuator_gravcomp_dofs(model)
+
+
+def _chain_dofs(model: mujoco.MjModel, body: int) -> np.ndarray:
+    """(nv,) bool: the dofs that move `body` (its own joints' and its ancestors')."""
+    dofs = np.zeros(model.nv, dtype=bool)
+    while body > 0:
+        start = int(model.body_dofadr[body])
+        if start >= 0:
+            dofs[start:start + int(model.body_dofnum[body])] = True
+        body = int(model.body_parentid[body])
+    return dofs
+
+
+def _projected_gravcomp(model: mujoco.MjModel) -> list[int]:
+    """Compensated bodies whose chain has dofs of both kinds: the passive run applies their compensation on some
+    dofs only, a force that is no gradient of a potential (its work is summed)."""
+    if model.opt.disableflags & DSBL.mjDSBL_GRAVITY or not np.any(model.opt.gravity):
+        return []
+    dropped = _dropped(model)
+    return [b for b in range(1, model.nbody) if model.body_gravcomp[b] * model.body_mass[b] > 0
+            and np.any(_chain_dofs(model, b) & dropped) and np.any(_chain_dofs(model, b) & ~dropped)]
+
+
+def _compensation_on(model: mujoco.MjModel, data: mujoco.MjData, bodies: list[int]) -> np.ndarray:
+    """(nv,) the generalized force of `bodies`' compensation (-gravcomp m g at the centre of mass, MuJoCo's
+    `mj_jacBodyCom`) on the dofs where the passive run applies it."""
+    jacp, force = np.zeros((3, model.nv)), np.zeros(model.nv)
+    for b in bodies:
+        mujoco.mj_jacBodyCom(model, data, jacp, None, b)
+        force += jacp.T @ (-model.body_gravcomp[b] * model.body_mass[b] * np.asarray(model.opt.gravity))
+    return np.where(_dropped(model), 0.0, force)
 
 
 def _flight_model(model: mujoco.MjModel) -> mujoco.MjModel:

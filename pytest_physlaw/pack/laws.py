@@ -12,8 +12,13 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `derivatives`: the velocity derivative an implicit integrator steps with is the actuator forces' (clamps included).
 - `inertia`: masses and inertias are matter inside the robot (no tighter than osmium, no wider than the
   robot) and links are no denser than osmium.
-- `rest`: the settled pose (sag, centre of mass, speed), the model's figures, contact load, depth and touch; the
-  start state without overlaps; a ground the robot can touch and stays above.
+- `settled_pose`: the settled pose (sag, centre of mass, speed), the model's figures, the contacts carrying a
+  resting base's weight and touching what they carry.
+- `contact_depth`: resting contacts sink within their allowance; every pair is stiff enough to carry a body.
+- `start_state`: the start (every keyframe) without overlaps and inside the joints' ranges.
+- `ground`: something can collide; a floating base can touch the ground and stays above it.
+- `contacts`, `resolution` (measures, no law): contact depths and the start's overlaps; the timestep's
+  resolution over halvings. The law modules import these, not each other.
 - `actuators`: the actuators can hold the starting pose against gravity; servo-held legged robots stand.
 - `stepping`: no MuJoCo warning under seeded controls; the timestep resolves the motion and is stable
   for the stiffest mode.
@@ -36,6 +41,10 @@ from pytest_physlaw.pack.actuators import (  # noqa: F401
     test_servos_hold_a_standing_robot_up,
     test_servo_sag_stays_off_the_limits,
 )
+from pytest_physlaw.pack.contact_depth import (  # noqa: F401
+    test_contacts_are_stiff_enough_to_carry_a_body,
+    test_resting_contacts_sink_less_than_the_geoms,
+)
 from pytest_physlaw.pack.derivatives import test_velocity_derivative_is_the_actuator_forces  # noqa: F401
 from pytest_physlaw.pack.energy import (  # noqa: F401
     test_floating_base_keeps_its_momentum,
@@ -57,6 +66,11 @@ from pytest_physlaw.pack.fixtures import (  # noqa: F401
     settled_half_step,
     settled_nudged,
 )
+from pytest_physlaw.pack.ground import (  # noqa: F401
+    test_floating_bases_can_touch_the_ground,
+    test_floating_bases_stay_above_the_ground,
+    test_something_can_collide,
+)
 from pytest_physlaw.pack.gravcomp import test_gravcomp_lifts_the_compensated_weight  # noqa: F401
 from pytest_physlaw.pack.inertia import test_inertia_is_matter_within_the_robot, test_links_are_no_denser_than_osmium  # noqa: F401
 from pytest_physlaw.pack.inverse import test_inverse_dynamics_returns_the_forces  # noqa: F401
@@ -71,19 +85,7 @@ from pytest_physlaw.pack.readouts.constraint import (  # noqa: F401
 )
 from pytest_physlaw.pack.readouts.sensors import test_sensors_read_what_they_name  # noqa: F401
 from pytest_physlaw.pack.readouts.states import readout_states  # noqa: F401
-from pytest_physlaw.pack.rest import (  # noqa: F401
-    test_contacts_are_stiff_enough_to_carry_a_body,
-    test_contacts_carry_a_resting_floating_base,
-    test_floating_bases_can_touch_the_ground,
-    test_floating_bases_stay_above_the_ground,
-    test_model_figures,
-    test_resting_bodies_touch_what_carries_them,
-    test_resting_contacts_sink_less_than_the_geoms,
-    test_settled_pose,
-    test_something_can_collide,
-    test_start_state_is_not_interpenetrating,
-    test_start_state_is_within_joint_ranges,
-)
+from pytest_physlaw.pack.resolution import timestep_convergence  # noqa: F401
 from pytest_physlaw.pack.routes import (  # noqa: F401  (collected only with --physlaw-route)
     route_converged,
     route_reference,
@@ -97,11 +99,21 @@ from pytest_physlaw.pack.routes import (  # noqa: F401  (collected only with --p
     test_route_trajectory_stays_in_c_envelope,
 )
 from pytest_physlaw.pack.routes.readouts import test_route_actuator_force_is_the_force_law  # noqa: F401
+from pytest_physlaw.pack.settled_pose import (  # noqa: F401
+    test_contacts_carry_a_resting_floating_base,
+    test_model_figures,
+    test_resting_bodies_touch_what_carries_them,
+    test_settled_pose,
+)
 from pytest_physlaw.pack.solver import (  # noqa: F401
     test_converged_solvers_agree_on_qacc,
     test_newton_never_stops_at_the_cap,
     test_solves_stop_below_the_iteration_cap,
     test_warmstart_saves_iterations,
+)
+from pytest_physlaw.pack.start_state import (  # noqa: F401
+    test_start_state_is_not_interpenetrating,
+    test_start_state_is_within_joint_ranges,
 )
 from pytest_physlaw.pack.stepping import (  # noqa: F401
     test_constraint_time_constants_are_resolved,

@@ -19,15 +19,17 @@ models; the stiffest rate x dt is recorded for the gate, which sees a timestep c
 
 from __future__ import annotations
 
+import copy
+
 import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack import measure, runs
+from pytest_physlaw.pack import measure
+from pytest_physlaw.pack.contacts import start_overlap
+from pytest_physlaw.pack.resolution import RESOLVED, STILL, floor_2, run_shift  # noqa: F401 (solver reads STILL, run_shift here)
 
 SOURCE = "MuJoCo documentation (mjData.warning; numerical integration); MuJoCo Menagerie's model test"
-RESOLVED = 0.1  # of how far the bodies moved: halving the timestep may move them no more than this
-STILL = 1e-6  # m: bodies that moved less than this over the run leave nothing to resolve
 GROWTH = 1e-6  # a linearized step may amplify a mode by this much over 1 and still be round-off
 
 
@@ -45,62 +47,31 @@ def test_no_mujoco_warning(law, pack_model, settled, driven, settings, model_cas
 
 
 @pytest.mark.law("model-timestep-converged", source=SOURCE)
-def test_timestep_resolves_the_motion(law, pack_model, settled, settled_half_step, model_case) -> None:
+def test_timestep_resolves_the_motion(law, pack_model, settled, timestep_convergence, model_case) -> None:
     """Run again at half the model's timestep over the same simulated time, each body keeps to where this
     run has it, at every step of this run, within a tenth of how far the bodies moved (root mean square
     over the run): the timestep resolves the motion (Richardson: a first-order integrator's error is
     about the change that halving its step makes). An impact's timing shifts by half a step either way:
     the mean over the run, not the worst step, is what the motion's resolution is judged by. Bodies that only
     settle into their contacts (moving less than the contacts' soft width) leave nothing to resolve. Its premise: a
-    start without overlap (model-start-penetration); from an overlap, a failure here follows from it."""
-    shift, moved = run_shift(settled, settled_half_step)
-    still = still_within(settled)
-    if moved < still:
-        pytest.skip(f"{model_case}: no body moved more than {still * 1e6:g} um over the run "
-                    + ("(its resting contacts' soft width: it only settled into them)" if still > STILL else "")
+    start without overlap (model-start-penetration); from an overlap, a failure here follows from it.
+    Where it fails, the runs at dt/4 (and dt/8, where dt/4 does not shrink the shift) measure the order p at
+    which the shift shrinks, and the message states the timestep at which it is within bound
+    (`resolution.Convergence`), or that the motion does not converge with the step."""
+    found = timestep_convergence
+    if found.moved < found.still:
+        pytest.skip(f"{model_case}: no body moved more than {found.still * 1e6:g} um over the run "
+                    + ("(its resting contacts' soft width: it only settled into them)" if found.still > STILL else "")
                     + ": nothing to resolve")
-    from pytest_physlaw.pack import rest  # rest judges resting states with this law's measure
-
-    overlap = rest.start_overlap(pack_model.model, settled.first)
+    overlap = start_overlap(pack_model.model, settled.first)
     if overlap:
         law.follows("model-start-penetration", f"{overlap} at the start: the contact spring that pushes them apart "
                     "in the first steps is a kick no timestep resolves; start them apart and this law judges the "
                     "model's own motion")
-    law.check("half_step_shift", shift / moved, le=RESOLVED, drift_abs=1e-9,
-              why=f"the largest RMS shift of a body when the timestep is halved ({shift * 1000:.3g} mm), over the "
-                  f"farthest any body moved ({moved * 1000:.3g} mm); if it fails, lower <option timestep> or "
-                  "accept the finding (ini physlaw_model_accept)")
-
-
-def run_shift(run: runs.Run, other: runs.Run) -> tuple[float, float]:
-    """(shift, moved) in m: the largest root-mean-square shift of a body between `run` and `other` at `run`'s
-    steps (`other` at a step `k` times finer is read every k-th step), and the farthest any body of `run` moved
-    from the start. The timestep law's measure, and that of a change of the model's options (its cap)."""
-    every = max(1, round((len(other.xpos) - 1) / max(1, len(run.xpos) - 1)))
-    coarse, fine = run.xpos, other.xpos[::every]
-    moved = float(np.max(np.linalg.norm(coarse - coarse[:1], axis=2)))
-    shift = float(np.max(np.sqrt(np.mean(np.sum((fine - coarse) ** 2, axis=2), axis=0))))
-    return shift, moved
-
-
-def still_within(run: runs.Run) -> float:
-    """How far (m) the bodies may move over `run` and leave no motion to resolve: STILL, or the widest soft width
-    (solimp width) of the contacts at its end. A body that only settles into its contacts sinks within that width,
-    to a depth MuJoCo's refsafe ties to the timestep (a solref under 2 dt is stepped as 2 dt): halving the step
-    moves its rest, not a motion (a Meta-World cylinder settling 0.146 mm on its table moved 0.021 mm at dt/2)."""
-    final = run.final
-    if not final.ncon:
-        return STILL
-    return max(STILL, float(np.max(np.asarray(final.contact.solimp[:final.ncon])[:, 2])))
-
-
-def timestep_resolved(settled: runs.Run, settled_half_step: runs.Run) -> tuple[bool, float]:
-    """(whether model-timestep-converged holds, its figure): the premise of the laws that judge a resting
-    state, which an unresolved step moves."""
-    shift, moved = run_shift(settled, settled_half_step)
-    if moved < still_within(settled):
-        return True, 0.0
-    return shift / moved <= RESOLVED, shift / moved
+    law.check("half_step_shift", found.share, le=RESOLVED, drift_abs=1e-9,
+              why=f"the largest RMS shift of a body when the timestep is halved ({found.shifts[0] * 1000:.3g} mm), over "
+                  f"the farthest any body moved ({found.moved * 1000:.3g} mm); {found.advice()}"
+                  + ("" if found.resolved else "; or accept the finding (ini physlaw_model_accept)"))
 
 
 @pytest.mark.law("model-timestep-stable", source=SOURCE + "; linear stability of the integrator (von Neumann)")
@@ -119,8 +90,8 @@ def test_timestep_is_stable_for_the_stiffest_mode(law, pack_model, linearized, m
     growth, rate_dt = modes
     law.check("step_growth", growth, le=1 + GROWTH, drift_abs=1 + GROWTH,
               why=f"largest eigenvalue modulus of the linearized step ({_integrator(model)}, dt "
-                  f"{model.opt.timestep:g} s); above 1 a mode grows each step: lower <option timestep>, add "
-                  "armature or damping, or soften the servo")
+                  f"{model.opt.timestep:g} s); " + (f"above 1 a mode grows each step: {_stable_advice(model, linearized)}, "
+                  "or add armature or damping, or soften the servo" if growth > 1 + GROWTH else "no change"))
     law.check("stiffest_rate_dt", rate_dt, ge=0, drift_abs=1e-9,
               why="the linearized model's fastest rate |s| times the timestep, recorded for the gate")
 
@@ -143,8 +114,10 @@ def test_constraint_time_constants_are_resolved(law, pack_model, model_case) -> 
     ratios = np.array(list(families.values())) / floor
     where = (f"shortest {worst} ({families[worst]:g} s) over 2 x timestep ({floor:g} s), per kind of constraint")
     if model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_REFSAFE:
-        law.check("timeconst_over_2dt", ratios, ge=1.0, drift_abs=1e-9,
-                  why=f"{where}; refsafe is off, so a shorter one rings: lower <option timestep> or lengthen that solref")
+        advice = ("no change" if families[worst] >= floor else
+                  f'refsafe is off, so a shorter one rings: set <option timestep="{floor_2(families[worst] / 2)}"/> '
+                  f"(now {model.opt.timestep:g}) or lengthen that solref to {floor:g} s or more")
+        law.check("timeconst_over_2dt", ratios, ge=1.0, drift_abs=1e-9, why=f"{where}; {advice}")
     else:
         law.check("timeconst_over_2dt", ratios, ge=0, drift_abs=1e-9,
                   why=f"{where}; below 1 MuJoCo's refsafe uses 2 dt instead (softer than written), recorded for the gate")
@@ -180,6 +153,23 @@ def linear_modes(model: mujoco.MjModel, lin: measure.Linearized) -> tuple[float,
     step = _step_map(model, mass, stiff, damp, continuous)
     rate = float(np.max(np.abs(np.linalg.eigvals(continuous))))
     return float(np.max(np.abs(np.linalg.eigvals(step)))), rate * h
+
+
+def _stable_advice(model: mujoco.MjModel, lin: measure.Linearized) -> str:
+    """The timestep at which the linearized step map amplifies no mode (`linear_modes` at a shorter step, by
+    bisection on the step: the growth falls with it), as the `<option timestep>` to paste."""
+    def grows(h: float) -> bool:
+        m = copy.copy(model)
+        m.opt.timestep = h
+        found = linear_modes(m, lin)
+        return found is not None and found[0] > 1 + GROWTH
+    low, high = 0.0, float(model.opt.timestep)
+    if grows(high / 2**20):
+        return "it grows at any timestep (not the step's doing): the measurement supports no timestep"
+    for _ in range(40):
+        mid = (low + high) / 2
+        low, high = (mid, high) if not grows(mid) else (low, mid)
+    return f'set <option timestep="{floor_2(low)}"/> or shorter (now {model.opt.timestep:g})'
 
 
 def _step_map(model: mujoco.MjModel, mass: np.ndarray, stiff: np.ndarray, damp: np.ndarray,

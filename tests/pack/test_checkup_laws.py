@@ -226,7 +226,7 @@ def test_the_resting_sink_is_what_mujoco_settles_to(solref: str, solimp: str) ->
     contact ends up in MuJoCo, whatever its mass."""
     import mujoco
 
-    from pytest_physlaw.pack import rest
+    from pytest_physlaw.pack import contact_depth
 
     for mass in (0.1, 10.0):
         model = mujoco.MjModel.from_xml_string(f"""<mujoco><default><geom solref="{solref}" solimp="{solimp}"/></default>
@@ -235,7 +235,7 @@ def test_the_resting_sink_is_what_mujoco_settles_to(solref: str, solimp: str) ->
         data = mujoco.MjData(model)
         for _ in range(5000):
             mujoco.mj_step(model, data)
-        (sink,), _, _ = rest.rest_sinks(model)
+        (sink,), _, _ = contact_depth.rest_sinks(model)
         assert -data.contact[0].dist == pytest.approx(sink, rel=1e-6)
 
 
@@ -244,7 +244,7 @@ def test_a_resting_tree_is_judged_by_its_centre_of_mass_not_its_fastest_body() -
     its bodies at 5 mm/s and the tree's centre of mass not at all (MuJoCo's `subtree_linvel`)."""
     import mujoco
 
-    from pytest_physlaw.pack import rest
+    from pytest_physlaw.pack import settled_pose
 
     model = mujoco.MjModel.from_xml_string("""<mujoco><worldbody><geom type="plane" size="2 2 0.1"/>
         <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/>
@@ -254,8 +254,8 @@ def test_a_resting_tree_is_judged_by_its_centre_of_mass_not_its_fastest_body() -
     data = mujoco.MjData(model)
     data.qvel[6:] = (0.005, -0.005)
     mujoco.mj_forward(model, data)
-    assert float(np.max(rest._speeds(model, data))) == pytest.approx(0.005)
-    assert rest._tree_speeds(model, data, [1]) == {1: pytest.approx(0.0, abs=1e-12)}
+    assert float(np.max(settled_pose._speeds(model, data))) == pytest.approx(0.005)
+    assert settled_pose._tree_speeds(model, data, [1]) == {1: pytest.approx(0.0, abs=1e-12)}
 
 
 def test_a_model_that_sleeps_is_weighed_awake(pytester: pytest.Pytester) -> None:

@@ -115,10 +115,10 @@ def test_a_resting_box_weighs_its_weight_on_its_contacts() -> None:
     """MuJoCo 3.0's MjContact reads a zero `frame` one contact at a time (the contact array's view is right):
     model-contact-carries-weight read 0 of the weight on gymnasium-robotics' Fetch, Shadow hand and kitchen there.
     The contact forces on a box at rest, in the world frame, carry its weight on every release."""
-    from pytest_physlaw.pack import rest, runs
+    from pytest_physlaw.pack import runs, settled_pose
 
     model = mujoco.MjModel.from_xml_string("""<mujoco><worldbody><geom type="plane" size="2 2 0.1"/>
         <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="2"/></body></worldbody></mujoco>""")
     final = runs.settled(model, 500, cold=False).final
     weight = 2 * float(np.linalg.norm(model.opt.gravity))
-    assert rest._contact_force_on(model, final, 1)[2] == pytest.approx(weight, rel=0.02)
+    assert settled_pose._contact_force_on(model, final, 1)[2] == pytest.approx(weight, rel=0.02)

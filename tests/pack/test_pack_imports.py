@@ -8,8 +8,7 @@ import ast
 from pathlib import Path
 
 PACK = Path(__file__).resolve().parents[2] / "pytest_physlaw" / "pack"
-# rest <-> stepping: being untangled on its own branch (the start's overlaps); remove once merged
-KNOWN = {frozenset({"pytest_physlaw.pack.rest", "pytest_physlaw.pack.stepping"})}
+KNOWN: set[frozenset[str]] = set()  # cycles tolerated for now: none
 
 
 def imports(root: Path = PACK) -> dict[str, set[str]]:

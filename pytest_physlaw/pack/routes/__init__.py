@@ -64,7 +64,7 @@ SOURCE = ("MuJoCo Warp issues #318 #456 #529 #530, MuJoCo issues #2548 #2778; Is
 STEP_BOUND = reference.ENVELOPE  # one route step may differ from C's this many times C's own spread
 ENVELOPE = reference.ENVELOPE
 LOAD = 0.02  # of the weight: the pack's contact-load law's 2 %
-REST_SPEED = 1e-3  # m/s, the pack's rest speed (pytest_physlaw.pack.rest)
+REST_SPEED = 1e-3  # m/s, the pack's rest speed (pytest_physlaw.pack.settled_pose)
 RATIO_DRIFT = 1.0  # a ratio to C's spread may double against a baseline before the gate flags it
 LAW_IDS = ("model-route-runs", "model-route-step", "model-route-trajectory", "model-route-settled",
            "model-route-cap", "model-route-cost", "model-route-readouts")
