@@ -8,8 +8,8 @@ The first computation is MuJoCo's `qDeriv` after its implicit pass (`mj_implicit
 copy of the model with passive forces off and `implicitfast` (no Coriolis derivative), so that D is the actuators'
 alone; the second, central differences of moment^T actuator_force over each actuated dof's velocity, through MuJoCo's
 own velocity and actuation passes (`mj_fwdVelocity`, `mj_fwdActuation`). Actuators whose gain is not fixed or
-affine or whose bias is not affine (muscles, user and plugin actuators) are left out: MuJoCo's analytic derivative
-leaves their velocity dependence out on purpose. The bound: beyond what differences of two steps disagree by, 1e-6
+affine or whose bias is not affine (muscles, user and plugin actuators) are left out of both computations (their
+gear zeroed in the copy). The bound: beyond what differences of two steps disagree by, 1e-6
 of the largest entry. MuJoCo 3.4.0 and earlier kept an actuator's velocity term in D while `forcerange` clamped its
 force (changelog 3.5.0, commit b4668294): a clamped motor was damped by the integrator as if unclamped. Clamps live
 where the reaching run goes: checked at each exercised state. On regressions/models/mujoco_b4668294_clamped_motor_
@@ -46,8 +46,14 @@ def differentiated(model: mujoco.MjModel) -> np.ndarray:
 
 
 def actuators_only(model: mujoco.MjModel) -> mujoco.MjModel:
-    """A copy whose implicit derivative is the actuators' alone: implicitfast (no Coriolis term), passive forces off."""
+    """A copy whose implicit derivative is the `differentiated` actuators' alone: implicitfast (no Coriolis term),
+    passive forces off, and the other actuators' gear zeroed. MuJoCo's qDeriv holds a muscle's velocity
+    derivative too (measured on 3.2.2 to 3.14), which the second computation leaves out: left in, an implicit model with a muscle read 0.16 of the
+    largest entry on every release (regressions/models/mujoco_0bcaa856_servo_then_muscle.xml); a zero gear is a zero
+    moment arm, so such an actuator adds nothing to qDeriv and nothing to the differences."""
     m = copy.copy(model)
+    others = np.setdiff1d(np.arange(model.nu), differentiated(model))
+    m.actuator_gear[others] = 0
     m.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
     bits = mujoco.mjtDisableBit  # passive forces: one flag before MuJoCo 3.3?, spring and damper after
     m.opt.disableflags |= int(getattr(bits, "mjDSBL_PASSIVE", getattr(bits, "mjDSBL_DAMPER", 0)))
