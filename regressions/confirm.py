@@ -459,36 +459,6 @@ def mesh_pair_contacts() -> str:
     return f"resting wedge through the pair: {got[0]}; through contype: {got[1]}"
 
 
-def sparse_newton(name: str = "mujoco_9ae9bad01_quadruped_sparse.xml") -> str:
-    """The same state solved with the constraint Jacobian sparse and dense (Newton, tolerance 1e-12, 200 iterations):
-    one physics, so the same qacc to round-off. The quadruped driven by seeded servo targets for 2 s, compared every
-    40 ms: the largest difference over the largest |qacc|, and the most iterations either solve took."""
-    sparse = _model(name)
-    dense = _model(name)
-    dense.opt.jacobian = mujoco.mjtJacobian.mjJAC_DENSE
-    sparse.opt.jacobian = mujoco.mjtJacobian.mjJAC_SPARSE
-    for m in (sparse, dense):
-        m.opt.tolerance, m.opt.iterations = 1e-12, 200
-    d = mujoco.MjData(sparse)
-    rng = np.random.default_rng(1)
-    worst, iters = 0.0, 0
-    for i in range(1000):
-        if i % 50 == 0:
-            d.ctrl[:] = rng.uniform(-0.5, 0.5, sparse.nu)
-        mujoco.mj_step(sparse, d)
-        if i % 20 != 19:
-            continue
-        acc = []
-        for m in (sparse, dense):
-            e = mujoco.MjData(m)
-            e.qpos[:], e.qvel[:], e.ctrl[:], e.act[:] = d.qpos, d.qvel, d.ctrl, d.act
-            mujoco.mj_forward(m, e)
-            acc.append(e.qacc.copy())
-            iters = max(iters, int(np.max(e.solver_niter)))
-        worst = max(worst, float(np.max(np.abs(acc[0] - acc[1])) / max(1e-9, np.max(np.abs(acc[1])))))
-    return f"qacc sparse against dense Jacobian, largest difference over |qacc| over 2 s: {worst:.3g} (most iterations {iters})"
-
-
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
          "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin,
@@ -498,8 +468,7 @@ CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4
          "mujoco-86d9c84e": weld_torquescale, "mujoco-cd56a41f": refsite_momentum, "mujoco-a14a584f": muscle_short,
          "mujoco-a4bd2bec": disabled_group, "mujoco-3e701b21": tendon_sidesite, "mujoco-b4668294": cart_saturated,
          "mujoco-96844db9": fusestatic_table, "mujoco-88383684": box_on_box,
-         "mujoco-0bcaa856": muscle_order, "mujoco-7f74487a": actearly_derivative, "mujoco-3434f5d9": mesh_pair_contacts,
-         "mujoco-9ae9bad01": sparse_newton}
+         "mujoco-0bcaa856": muscle_order, "mujoco-7f74487a": actearly_derivative, "mujoco-3434f5d9": mesh_pair_contacts}
 
 if __name__ == "__main__":
     # a second argument runs a one-model measurement on another model: the case's twin, to show it clean
