@@ -459,6 +459,41 @@ def mesh_pair_contacts() -> str:
     return f"resting wedge through the pair: {got[0]}; through contype: {got[1]}"
 
 
+def mesh_density_mass(name: str = "mujoco_ffca553f_mesh_wedge_density.xml") -> str:
+    """A body's mass from its geom's density is the density times the mesh's volume: the compiled body mass against
+    density x the volume of the compiled mesh (the signed tetrahedra of its faces about its centre)."""
+    m = _model(name)
+    g = 1  # the body's one geom (the floor is geom 0)
+    mesh = int(m.geom_dataid[g])
+    vert = m.mesh_vert[m.mesh_vertadr[mesh]: m.mesh_vertadr[mesh] + m.mesh_vertnum[mesh]]
+    face = m.mesh_face[m.mesh_faceadr[mesh]: m.mesh_faceadr[mesh] + m.mesh_facenum[mesh]]
+    a, b, c = vert[face[:, 0]], vert[face[:, 1]], vert[face[:, 2]]
+    volume = abs(float(np.sum(np.einsum("ij,ij->i", a, np.cross(b, c)))) / 6.0)
+    want = m.geom_density[g] * volume if hasattr(m, "geom_density") else 800.0 * volume
+    return f"body mass {m.body_mass[1]:.4f} kg, density x mesh volume {want:.4f} kg (ratio {m.body_mass[1] / want:.4f})"
+
+
+def soft_cube_rotated(name: str = "mujoco_fe9dc584_soft_cube_rotated.xml") -> str:
+    """The fix's own test: a trilinear flex's elastic force does not depend on how its parent body is turned, so at
+    the same local deformation (seeded node offsets of 0.1 mm in the body's frame) qfrc_passive of the cube built in
+    a turned body equals the unturned cube's; and its run stays bounded (largest speed over 1 s)."""
+    forces = []
+    for other in (name, "mujoco_fe9dc584_soft_cube.xml"):
+        m = _model(other)
+        d = mujoco.MjData(m)
+        d.qpos[:] = m.qpos0 + np.random.default_rng(1).uniform(-1e-4, 1e-4, m.nq)
+        mujoco.mj_forward(m, d)
+        forces.append(d.qfrc_passive.copy())
+    m = _model(name)
+    d = mujoco.MjData(m)
+    top = 0.0
+    for _ in range(int(round(1.0 / m.opt.timestep))):
+        mujoco.mj_step(m, d)
+        top = max(top, float(np.max(np.abs(d.qvel))))
+    gap = np.max(np.abs(forces[0] - forces[1])) / np.max(np.abs(forces[1]))
+    return f"elastic force turned against unturned at the same deformation: largest difference {gap:.3g} of the largest; largest node speed over 1 s {top:.3g} m/s"
+
+
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
          "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin,
@@ -468,7 +503,9 @@ CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4
          "mujoco-86d9c84e": weld_torquescale, "mujoco-cd56a41f": refsite_momentum, "mujoco-a14a584f": muscle_short,
          "mujoco-a4bd2bec": disabled_group, "mujoco-3e701b21": tendon_sidesite, "mujoco-b4668294": cart_saturated,
          "mujoco-96844db9": fusestatic_table, "mujoco-88383684": box_on_box,
-         "mujoco-0bcaa856": muscle_order, "mujoco-7f74487a": actearly_derivative, "mujoco-3434f5d9": mesh_pair_contacts}
+         "mujoco-0bcaa856": muscle_order, "mujoco-7f74487a": actearly_derivative, "mujoco-3434f5d9": mesh_pair_contacts,
+         "mujoco-ffca553f": mesh_density_mass,
+         "mujoco-fe9dc584": soft_cube_rotated}
 
 if __name__ == "__main__":
     # a second argument runs a one-model measurement on another model: the case's twin, to show it clean
