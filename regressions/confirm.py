@@ -377,7 +377,7 @@ def cart_saturated(name: str = "mujoco_b4668294_cart_saturated.xml") -> str:
     mujoco.mj_forward(m, d)
     acc = float(d.qacc[0])
     mujoco.mj_step(m, d)
-    return (f"cart's dqvel/dt in the implicitfast step {d.qvel[0] / m.opt.timestep:.4g}, forward qacc {acc:.4g} m/s^2 "
+    return (f"cart's dqvel/dt in one step of the file's integrator {d.qvel[0] / m.opt.timestep:.4g}, forward qacc {acc:.4g} m/s^2 "
             f"(actuator force {d.actuator_force[0]:.3g} N)")
 
 
