@@ -15,8 +15,8 @@ where the bad release's report against the fixed one's has regressions and the t
     python regressions/run.py [--envs DIR] [--only CASE_ID ...] [--markdown FILE]
 
 Not part of the default test run: it installs two MuJoCo releases a case (kept in --envs, default as
-`pytest-physlaw upgrade` keeps them). Exit status 1 when a case is not caught, as its `expect` says, on its bad release, or
-not clean on its fixed one; a missed case (`"expect": []`) never fails the run, and one that a law now catches is
+`pytest-physlaw upgrade` keeps them). Exit status 1 when a case is not caught, as its `expect` says, on its bad
+release, or not clean on its fixed one; a missed case (`"expect": []`) never fails the run, and one that a law now catches is
 named so that its `expect` can be updated.
 """
 
@@ -148,6 +148,7 @@ def main() -> int:
     if now:
         print(f"missed cases caught now (update their expect): {', '.join(now)}")
     return 1 if failed else 0
+
 
 if __name__ == "__main__":
     sys.exit(main())
