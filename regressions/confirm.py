@@ -347,7 +347,8 @@ def disabled_group() -> str:
             mujoco.mj_step(m, d)
             path.append(d.qpos.copy())
         ends.append(np.array(path))
-    return f"arm with disabled brakes against the arm without them, 1 s: largest |qpos difference| {np.max(np.abs(ends[0] - ends[1])):.3g} rad"
+    gap = np.max(np.abs(ends[0] - ends[1]))
+    return f"arm with disabled brakes against the arm without them, 1 s: largest |qpos difference| {gap:.3g} rad"
 
 
 def tendon_sidesite() -> str:
@@ -364,7 +365,8 @@ def tendon_sidesite() -> str:
             mujoco.mj_forward(m, d)
             row.append(float(d.ten_length[0]))
         lengths.append(np.array(row))
-    return f"tendon length, sidesite off the plane against in it, largest difference over the elbow's range: {np.max(np.abs(lengths[0] - lengths[1])):.3g} m"
+    gap = np.max(np.abs(lengths[0] - lengths[1]))
+    return f"tendon length, sidesite off the plane against in it, largest gap over the elbow's range: {gap:.3g} m"
 
 
 def cart_saturated(name: str = "mujoco_b4668294_cart_saturated.xml") -> str:
@@ -377,7 +379,8 @@ def cart_saturated(name: str = "mujoco_b4668294_cart_saturated.xml") -> str:
     mujoco.mj_forward(m, d)
     acc = float(d.qacc[0])
     mujoco.mj_step(m, d)
-    return (f"cart's dqvel/dt in one step of the file's integrator {d.qvel[0] / m.opt.timestep:.4g}, forward qacc {acc:.4g} m/s^2 "
+    return (f"cart's dqvel/dt in one step of the file's integrator {d.qvel[0] / m.opt.timestep:.4g}, forward qacc "
+            f"{acc:.4g} m/s^2 "
             f"(actuator force {d.actuator_force[0]:.3g} N)")
 
 
@@ -390,7 +393,8 @@ def fusestatic_table() -> str:
         d = mujoco.MjData(m)
         _settle(m, d, 1.0)
         heights.append(float(d.qpos[2]))
-    return f"ball height after 1 s: fused table {heights[0]:.4f} m, unfused {heights[1]:.4f} m (table top at 0.52, ball radius 0.05)"
+    return (f"ball height after 1 s: fused table {heights[0]:.4f} m, unfused {heights[1]:.4f} m (table top at 0.52, "
+            "ball radius 0.05)")
 
 
 def box_on_box(name: str = "mujoco_88383684_box_on_box.xml") -> str:
@@ -422,7 +426,8 @@ def muscle_order() -> str:
             mujoco.mj_step(m, d)
             path.append(d.qpos.copy())
         paths.append(np.array(path))
-    return f"muscle listed first against last, 1 s: largest |qpos difference| {np.max(np.abs(paths[0] - paths[1])):.3g} rad"
+    gap = np.max(np.abs(paths[0] - paths[1]))
+    return f"muscle listed first against last, 1 s: largest |qpos difference| {gap:.3g} rad"
 
 
 def actearly_derivative(name: str = "mujoco_7f74487a_actearly.xml") -> str:
@@ -491,7 +496,8 @@ def soft_cube_rotated(name: str = "mujoco_fe9dc584_soft_cube_rotated.xml") -> st
         mujoco.mj_step(m, d)
         top = max(top, float(np.max(np.abs(d.qvel))))
     gap = np.max(np.abs(forces[0] - forces[1])) / np.max(np.abs(forces[1]))
-    return f"elastic force turned against unturned at the same deformation: largest difference {gap:.3g} of the largest; largest node speed over 1 s {top:.3g} m/s"
+    return (f"elastic force turned against unturned at the same deformation: largest difference {gap:.3g} of the "
+            f"largest; largest node speed over 1 s {top:.3g} m/s")
 
 
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
