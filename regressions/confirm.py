@@ -262,13 +262,258 @@ def mjx_actuator_force() -> str:
     return f"servo forces of the held arm: MJX {np.round(got, 3)}, C {np.round(d.actuator_force, 3)} N m (jax {jax.__version__})"
 
 
+def _settle(m: mujoco.MjModel, d: mujoco.MjData, seconds: float) -> None:
+    for _ in range(int(round(seconds / m.opt.timestep))):
+        mujoco.mj_step(m, d)
+
+
+def weld_torquescale(name: str = "mujoco_86d9c84e_weld_torquescale.xml") -> str:
+    """A constraint's residual changes at the rate its Jacobian gives: d(efc_pos)/dt = efc_J qvel (MuJoCo's own
+    efc_vel), per weld row, at the states of 1 s of the lid sagging on its soft weld; the residual's change over a
+    1e-7 s step of the positions (`mj_integratePos`) against efc_vel, the largest ratio over the rotational rows."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    worst = [0.0, 0.0]
+    for i in range(500):
+        mujoco.mj_step(m, d)
+        if i % 50 != 49:
+            continue
+        mujoco.mj_forward(m, d)
+        rows = np.flatnonzero(d.efc_type[: d.nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY)
+        probe = copy.copy(d)
+        h = 1e-7
+        mujoco.mj_integratePos(m, probe.qpos, d.qvel, h)
+        mujoco.mj_forward(m, probe)
+        rate = (probe.efc_pos[rows] - d.efc_pos[rows]) / h
+        vel = d.efc_vel[rows]
+        for k, part in enumerate((slice(0, 3), slice(3, 6))):
+            big = np.abs(vel[part]) > 1e-6
+            if big.any():
+                worst[k] = max(worst[k], float(np.max(np.abs(rate[part][big] / vel[part][big]))))
+    return (f"weld residual's rate over efc_J qvel, largest over 1 s: translation {worst[0]:.4g}, rotation "
+            f"{worst[1]:.4g} (1: the residual and its Jacobian agree; 1/torquescale = 5: the residual left unscaled)")
+
+
+def refsite_momentum(name: str = "mujoco_cd56a41f_refsite_arm.xml") -> str:
+    """The fix's own law: a Cartesian servo between a foot and its own floating body (refsite) is an internal force,
+    so it puts no net force or torque on the tree: its generalized force on the free joint's six dofs (the tree's
+    net wrench) is zero. Over 1 s of seeded targets: the largest |qfrc_actuator| on the free joint, against the
+    servos' largest force."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(1)
+    net = force = 0.0
+    for i in range(500):
+        if i % 50 == 0:
+            d.ctrl[:] = rng.uniform(m.actuator_ctrlrange[:, 0], m.actuator_ctrlrange[:, 1])
+        mujoco.mj_step(m, d)
+        net = max(net, float(np.max(np.abs(d.qfrc_actuator[:6]))))
+        force = max(force, float(np.max(np.abs(d.actuator_force))))
+    return f"servos' net force on the free joint, largest over 1 s: {net:.3g} (their largest force {force:.3g} N)"
+
+
+def muscle_short(name: str = "mujoco_a14a584f_muscle_short.xml") -> str:
+    """A muscle only pulls: its force is never positive, and below lmin its active force is zero (MuJoCo's muscle
+    model, FL = 0 outside [lmin, lmax]). Fully activated, over its elbow's range: the largest actuator force, and the
+    normalized length where it occurs."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    lo, hi = m.jnt_range[0]
+    top, at = -np.inf, 0.0
+    for q in np.linspace(lo, hi, 61):
+        d.qpos[0], d.ctrl[:], d.act[:] = q, 1.0, 1.0
+        mujoco.mj_forward(m, d)
+        prm = m.actuator_gainprm[0]
+        lengthrange = m.actuator_lengthrange[0]
+        l0 = (lengthrange[1] - lengthrange[0]) / (prm[1] - prm[0])
+        norm = prm[0] + (d.actuator_length[0] - lengthrange[0]) / l0
+        if d.actuator_force[0] > top:
+            top, at = float(d.actuator_force[0]), float(norm)
+    return f"largest muscle force at full activation over the elbow's range {top:.4g} N (at normalized length {at:.3g})"
+
+
+def disabled_group() -> str:
+    """The fix's own test: actuators in a disabled group do nothing, so the arm moves as the same arm without them
+    (implicitfast, the same seeded servo targets for 1 s): largest |qpos difference|."""
+    ends = []
+    for name in ("mujoco_a4bd2bec_disabled_group.xml", "mujoco_a4bd2bec_no_disabled.xml"):
+        m = _model(name)
+        d = mujoco.MjData(m)
+        rng = np.random.default_rng(1)
+        path = []
+        for i in range(500):
+            if i % 50 == 0:
+                d.ctrl[:2] = rng.uniform(m.actuator_ctrlrange[:2, 0], m.actuator_ctrlrange[:2, 1])
+            mujoco.mj_step(m, d)
+            path.append(d.qpos.copy())
+        ends.append(np.array(path))
+    gap = np.max(np.abs(ends[0] - ends[1]))
+    return f"arm with disabled brakes against the arm without them, 1 s: largest |qpos difference| {gap:.3g} rad"
+
+
+def tendon_sidesite() -> str:
+    """A sidesite only picks the side the tendon wraps on: over the elbow's range, the tendon's length with the
+    sidesite beside the wrap plane (its projection inside the pulley's circle) against the same sidesite moved
+    into the plane above the pulley, largest difference."""
+    lengths = []
+    for name in ("mujoco_3e701b21_tendon_sidesite_off_plane.xml", "mujoco_3e701b21_tendon_sidesite_in_plane.xml"):
+        m = _model(name)
+        d = mujoco.MjData(m)
+        row = []
+        for q in np.linspace(*m.jnt_range[0], 41):
+            d.qpos[0] = q
+            mujoco.mj_forward(m, d)
+            row.append(float(d.ten_length[0]))
+        lengths.append(np.array(row))
+    gap = np.max(np.abs(lengths[0] - lengths[1]))
+    return f"tendon length, sidesite off the plane against in it, largest gap over the elbow's range: {gap:.3g} m"
+
+
+def cart_saturated(name: str = "mujoco_b4668294_cart_saturated.xml") -> str:
+    """A servo held at its forcerange gives a constant force: no velocity derivative. One implicitfast step from rest,
+    the cart's servo saturated (ctrl 1, kv 200, forcerange 2): the velocity change over dt against the forward
+    pass's qacc (the same force explicit), ratio."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    d.ctrl[:] = 1.0
+    mujoco.mj_forward(m, d)
+    acc = float(d.qacc[0])
+    mujoco.mj_step(m, d)
+    return (f"cart's dqvel/dt in one step of the file's integrator {d.qvel[0] / m.opt.timestep:.4g}, forward qacc "
+            f"{acc:.4g} m/s^2 "
+            f"(actuator force {d.actuator_force[0]:.3g} N)")
+
+
+def fusestatic_table() -> str:
+    """A ball dropped 15 cm onto a table top rests on it whether or not the compiler fuses the table into the world:
+    the ball's height after 1 s with fusestatic, and without."""
+    heights = []
+    for name in ("mujoco_96844db9_fusestatic_table.xml", "mujoco_96844db9_static_table.xml"):
+        m = _model(name)
+        d = mujoco.MjData(m)
+        _settle(m, d, 1.0)
+        heights.append(float(d.qpos[2]))
+    return (f"ball height after 1 s: fused table {heights[0]:.4f} m, unfused {heights[1]:.4f} m (table top at 0.52, "
+            "ball radius 0.05)")
+
+
+def box_on_box(name: str = "mujoco_88383684_box_on_box.xml") -> str:
+    """The fix's own expectation: a contact's dist is the surfaces' overlap. The crate set 1 mm into the table top
+    (both boxes axis-aligned): the box-box contacts' dist."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    d.qpos[2] = 0.5 + 0.1 - 0.001
+    mujoco.mj_forward(m, d)
+    crate = m.geom("crate").id
+    dist = np.array([c.dist for c in d.contact[: d.ncon] if crate in (c.geom1, c.geom2)])
+    return f"crate 1 mm into the box table: {dist.size} contacts, dist {_mm(dist)} mm"
+
+
+def muscle_order() -> str:
+    """The order actuators are listed in does not change the physics: the elbow's muscle and the wrist's damped servo
+    listed muscle first against servo first, the same seeded controls by name for 1 s (implicitfast): largest
+    |qpos difference|."""
+    paths = []
+    for name in ("mujoco_0bcaa856_muscle_then_servo.xml", "mujoco_0bcaa856_servo_then_muscle.xml"):
+        m = _model(name)
+        d = mujoco.MjData(m)
+        order = [m.actuator("biceps").id, m.actuator("wrist").id]
+        rng = np.random.default_rng(1)
+        path = []
+        for i in range(500):
+            if i % 50 == 0:
+                d.ctrl[order] = [rng.uniform(0, 1), rng.uniform(-1, 1)]
+            mujoco.mj_step(m, d)
+            path.append(d.qpos.copy())
+        paths.append(np.array(path))
+    gap = np.max(np.abs(paths[0] - paths[1]))
+    return f"muscle listed first against last, 1 s: largest |qpos difference| {gap:.3g} rad"
+
+
+def actearly_derivative(name: str = "mujoco_7f74487a_actearly.xml") -> str:
+    """The implicit integrator's velocity derivative of the forces (`mjData.qDeriv`, as `mj_step` computed it) against
+    their central difference over qvel through MuJoCo's own forward pass, on the same state (an actearly actuator's
+    force already uses the next activation), at rest with ctrl 10."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    d.ctrl[:] = 10.0
+    mujoco.mj_forward(m, d)
+    slopes = []
+    for sign in (1, -1):
+        probe = copy.copy(d)
+        probe.qvel[0] += sign * 1e-6
+        mujoco.mj_forward(m, probe)
+        slopes.append(float(probe.qfrc_actuator[0] + probe.qfrc_passive[0]))
+    fd = (slopes[0] - slopes[1]) / 2e-6
+    step = copy.copy(d)
+    mujoco.mj_step(m, step)
+    return f"d(force)/d(qvel): implicitfast's qDeriv {float(step.qDeriv[0]):.6g}, central difference {fd:.6g} N s/m"
+
+
+def mesh_pair_contacts() -> str:
+    """How a mesh collides does not depend on whether a pair or contype/conaffinity lets it: the wedge resting on
+    the floor after 2 s, through the pair against through contype (the same drop), its contacts' count and dist, and
+    whether the compiler made its convex hull (`mesh_graphadr`)."""
+    got = []
+    for name in ("mujoco_3434f5d9_mesh_pair_only.xml", "mujoco_3434f5d9_mesh_contype.xml"):
+        m = _model(name)
+        d = mujoco.MjData(m)
+        _settle(m, d, 2.0)
+        dist = np.array([c.dist for c in d.contact[: d.ncon]])
+        got.append(f"{d.ncon} contacts, dist {_mm(dist)} mm, hull {'yes' if m.mesh_graphadr[0] >= 0 else 'no'}")
+    return f"resting wedge through the pair: {got[0]}; through contype: {got[1]}"
+
+
+def mesh_density_mass(name: str = "mujoco_ffca553f_mesh_wedge_density.xml") -> str:
+    """A body's mass from its geom's density is the density times the mesh's volume: the compiled body mass against
+    density x the volume of the compiled mesh (the signed tetrahedra of its faces about its centre)."""
+    m = _model(name)
+    g = 1  # the body's one geom (the floor is geom 0)
+    mesh = int(m.geom_dataid[g])
+    vert = m.mesh_vert[m.mesh_vertadr[mesh]: m.mesh_vertadr[mesh] + m.mesh_vertnum[mesh]]
+    face = m.mesh_face[m.mesh_faceadr[mesh]: m.mesh_faceadr[mesh] + m.mesh_facenum[mesh]]
+    a, b, c = vert[face[:, 0]], vert[face[:, 1]], vert[face[:, 2]]
+    volume = abs(float(np.sum(np.einsum("ij,ij->i", a, np.cross(b, c)))) / 6.0)
+    want = m.geom_density[g] * volume if hasattr(m, "geom_density") else 800.0 * volume
+    return f"body mass {m.body_mass[1]:.4f} kg, density x mesh volume {want:.4f} kg (ratio {m.body_mass[1] / want:.4f})"
+
+
+def soft_cube_rotated(name: str = "mujoco_fe9dc584_soft_cube_rotated.xml") -> str:
+    """The fix's own test: a trilinear flex's elastic force does not depend on how its parent body is turned, so at
+    the same local deformation (seeded node offsets of 0.1 mm in the body's frame) qfrc_passive of the cube built in
+    a turned body equals the unturned cube's; and its run stays bounded (largest speed over 1 s)."""
+    forces = []
+    for other in (name, "mujoco_fe9dc584_soft_cube.xml"):
+        m = _model(other)
+        d = mujoco.MjData(m)
+        d.qpos[:] = m.qpos0 + np.random.default_rng(1).uniform(-1e-4, 1e-4, m.nq)
+        mujoco.mj_forward(m, d)
+        forces.append(d.qfrc_passive.copy())
+    m = _model(name)
+    d = mujoco.MjData(m)
+    top = 0.0
+    for _ in range(int(round(1.0 / m.opt.timestep))):
+        mujoco.mj_step(m, d)
+        top = max(top, float(np.max(np.abs(d.qvel))))
+    gap = np.max(np.abs(forces[0] - forces[1])) / np.max(np.abs(forces[1]))
+    return (f"elastic force turned against unturned at the same deformation: largest difference {gap:.3g} of the "
+            f"largest; largest node speed over 1 s {top:.3g} m/s")
+
+
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
          "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin,
          "mujoco-3.2.5-slider-crank": slider_crank, "newton-3017": newton_unsorted_inertia,
          "mujoco-warp-1188": ccd_margin_dist, "mjx-22e4f7fc3": mjx_frictionloss,
-         "mjx-1668": mjx_direct_solref, "mjx-2068": mjx_actuator_force}
+         "mjx-1668": mjx_direct_solref, "mjx-2068": mjx_actuator_force,
+         "mujoco-86d9c84e": weld_torquescale, "mujoco-cd56a41f": refsite_momentum, "mujoco-a14a584f": muscle_short,
+         "mujoco-a4bd2bec": disabled_group, "mujoco-3e701b21": tendon_sidesite, "mujoco-b4668294": cart_saturated,
+         "mujoco-96844db9": fusestatic_table, "mujoco-88383684": box_on_box,
+         "mujoco-0bcaa856": muscle_order, "mujoco-7f74487a": actearly_derivative, "mujoco-3434f5d9": mesh_pair_contacts,
+         "mujoco-ffca553f": mesh_density_mass,
+         "mujoco-fe9dc584": soft_cube_rotated}
 
 if __name__ == "__main__":
-    case = sys.argv[1]
-    print(f"{case} mujoco {mujoco.__version__}: {CASES[case]()}")
+    # a second argument runs a one-model measurement on another model: the case's twin, to show it clean
+    case, other = sys.argv[1], sys.argv[2:]
+    print(f"{case} mujoco {mujoco.__version__}{' ' + other[0] if other else ''}: {CASES[case](*other)}")
