@@ -102,3 +102,20 @@ def test_an_install_from_no_origin_names_each_one_tried(tmp_path, monkeypatch) -
     with pytest.raises(upgrade.UpgradeError) as raised:
         upgrade.install_plugin(side, ["pip", "install"])
     assert "the folder /gone" in str(raised.value) and "the index's pytest-physlaw" in str(raised.value)
+
+
+def test_a_wheel_of_an_installed_distribution_installs_offline(tmp_path) -> None:
+    """The last way, for real: a wheel built of a pure-Python distribution's installed files (pluggy, installed
+    beside pytest) installs with pip, no index, and holds the same modules."""
+    import subprocess
+    import sys
+    from importlib import metadata
+
+    dist = metadata.distribution("pluggy")
+    wheel = plugin_origin.build_wheel(dist, tmp_path)
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+                           "--disable-pip-version-check", "--target", str(tmp_path / "site"), str(wheel)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "site/pluggy/__init__.py").read_bytes() == Path(dist.locate_file("pluggy/__init__.py")).read_bytes()
+    assert (tmp_path / f"site/pluggy-{dist.version}.dist-info/METADATA").is_file()
