@@ -17,6 +17,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `gravcomp_force` | `mjData.qfrc_gravcomp` (3.1.5?) | passive force with and without the bodies' gravcomp |
 | `fluid_force` | `mjData.qfrc_fluid` (3.1?) | passive force less the same state's in vacuum |
 | `energy` | `mjData.energy` (3.1 on; 3.0.x binds it with a zero stride) | kinetic as 1/2 qvel . M qvel (`mj_mulM`) |
+| `contact_flexes` | the contact array's view `data.contact.flex` (every release) | 3.0's single `data.contact[i].flex` reads wrong |
 """
 
 from __future__ import annotations
@@ -204,6 +205,17 @@ def kinetic_energy(model: mujoco.MjModel, data: mujoco.MjData) -> float:
     momentum = np.zeros(model.nv)
     mujoco.mj_mulM(model, data, momentum, data.qvel)
     return 0.5 * float(np.dot(data.qvel, momentum))
+
+
+def contact_flexes(data: mujoco.MjData) -> np.ndarray:
+    """(ncon, 2) the flex of each side of each contact (-1: a geom's side), read through the contact array's view
+    (`data.contact.flex`): MuJoCo 3.0's single `MjContact` (`data.contact[i]`) reads some fields wrong (its
+    `flex` the first entry twice, -1 -1 for a cloth's contact with a sphere), the array's view right on every
+    release that has flexes."""
+    flex = getattr(data.contact, "flex", None)
+    if flex is None:  # no flexes in this release: every side is a geom's
+        return np.full((data.ncon, 2), -1, dtype=int)
+    return np.array(flex[: data.ncon], dtype=int).reshape(data.ncon, 2)
 
 
 def sleeping(model: mujoco.MjModel) -> bool:

@@ -144,8 +144,9 @@ def outcomes(report: Path) -> dict[str, dict]:
 
 
 def error_lines(log: str) -> list[str]:
-    """pytest's short summary lines of errors (the exception a law raised)."""
-    return [ln[len("ERROR "):][:400] for ln in log.splitlines() if ln.startswith("ERROR ")]
+    """The exceptions the laws raised, each once, as pytest printed them ("E   FatalError: ...")."""
+    found = re.findall(r"^E\s+((?:[\w.]+)(?:Error|Exception)\b.*)$", log, re.M)
+    return list(dict.fromkeys(line[:300] for line in found))[:5]
 
 
 def check_models(side: upgrade.Side, models: list[tuple[Model, Path]], options: list[str], work: Path) -> dict:
@@ -190,8 +191,8 @@ def _by_model(models: list[tuple[Model, Path]], per: dict[str, dict], log: str) 
         if entry is None:
             out[model.kind] = {"model": model.path, "ran": False, "why": "no law reported on it"}
             continue
-        mine = [e for e in errors if path.name in e]
-        out[model.kind] = {"model": model.path, "ran": True, **entry, "error_messages": mine}
+        out[model.kind] = {"model": model.path, "ran": True, **entry,
+                           "error_messages": errors if entry["error"] else []}
     return out
 
 
@@ -232,7 +233,9 @@ def markdown(rows: list[dict]) -> str:
         ran = {k: r for k, r in row["models"].items() if r.get("ran")}
         totals = [sum(r[key] for r in ran.values()) for key in ("passed", "failed", "skipped")]
         failed = "; ".join(f"{k}: {', '.join(sorted(set(r['failed_laws'])))}" for k, r in ran.items() if r["failed_laws"])
-        errors = "; ".join(f"{k}: {', '.join(r['errors'])}" for k, r in ran.items() if r["error"])
+        errors = "; ".join(f"{k}: {', '.join(sorted(set(r['errors'])))} ({r['error']} cases"
+                           + (f": {r['error_messages'][0][:160]}" if r.get("error_messages") else "") + ")"
+                           for k, r in ran.items() if r["error"])
         notrun = "; ".join(f"{k}: {r['why']}" for k, r in row["models"].items() if not r.get("ran"))
         why = "; ".join(x for x in (f"errors: {errors}" if errors else "", f"not run: {notrun}" if notrun else "") if x)
         lines.append(f"| {row['engine']} {row['minor']} | {row['release']} | {row['status']} | "

@@ -243,3 +243,18 @@ def test_declared_parameters_are_read_past_brackets() -> None:
     assert mujoco_versions.parameters(mujoco.mj_fullM) in (("m", "d", "dst"), ("m", "dst", "M"))
     assert mujoco_versions.parameters(_Binding("mj_x(*args, **kwargs)\nOverloaded function.", None, None)) is None
     assert mujoco_versions.parameters(_Binding(None, None, None)) is None
+
+
+def test_the_flexes_of_contacts_from_the_array_view() -> None:
+    """A cloth on a sphere: each contact's flex side is the cloth (0), its geom side -1, as MuJoCo's contact array
+    holds them (3.0.1's single MjContact read -1 -1 for these contacts: model-constraint-wrenches counted them as
+    a geom's and read a wrench mismatch of 1.0 on the cloth)."""
+    model = mujoco.MjModel.from_xml_string("""<mujoco><worldbody><geom type="sphere" size="0.08"/>
+        <flexcomp name="cloth" type="grid" count="4 4 1" spacing="0.04 0.04 0.04" pos="0 0 0.07" radius="0.004"
+                  dim="2" mass="0.05"><edge equality="true"/></flexcomp></worldbody></mujoco>""")
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    flexes = mujoco_versions.contact_flexes(data)
+    assert data.ncon > 0 and flexes.shape == (data.ncon, 2)
+    assert np.array_equal(flexes, np.array([data.contact[i].flex for i in range(data.ncon)]))  # right on 3.14
+    assert set(map(tuple, flexes)) == {(-1, 0)}
