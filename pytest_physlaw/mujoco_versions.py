@@ -4,7 +4,8 @@ One module holds every version shim, so a law reads one name whatever MuJoCo the
 asks the bindings for the feature itself (the field it reads, the call's own signature), not for a version number
 nor a neighbouring attribute, so a build of another version with the feature takes the fast path: a call whose
 arguments changed is told apart by the parameter names its binding declares (`parameters`), or, where the
-binding does not say, by trying the newer call once (a TypeError: the older) and remembering the answer. What no release before some version can give at all is
+binding does not say, by trying the newer call once (a TypeError: the older) and remembering the answer.
+What no release before some version can give at all is
 named by `missing(feature)`: the law that needs it skips with that sentence.
 
 | shim | the new way | before it |

@@ -110,7 +110,8 @@ def build_wheel(dist: metadata.Distribution, folder: Path) -> Path:
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
         for file in dist.files or []:
             posix = file.as_posix()
-            if posix.endswith((".pyc", "/RECORD", "/INSTALLER", "/REQUESTED", "/direct_url.json")) or ".." in file.parts:
+            installer_own = (".pyc", "/RECORD", "/INSTALLER", "/REQUESTED", "/direct_url.json")
+            if posix.endswith(installer_own) or ".." in file.parts:
                 continue
             data = Path(dist.locate_file(file)).read_bytes()
             target = f"{info}/{file.name}" if file.parts[0].endswith(".dist-info") else posix

@@ -116,7 +116,7 @@ def model_env(envs: Path, out) -> Path:
         out.write(f"[models] building {env}\n")
         upgrade._run([sys.executable, "-m", "venv", "--clear", str(env)], "models: python -m venv")
         upgrade._run([str(env / "bin/python"), "-m", "pip", "install", "-q", "--no-deps",
-                      "--disable-pip-version-check", *MODEL_PACKAGES], "models: pip install " + " ".join(MODEL_PACKAGES))
+                      "--disable-pip-version-check", *MODEL_PACKAGES], "models: pip install the model packages")
         (env / upgrade.MARK).write_text(json.dumps({"requirements": MODEL_PACKAGES}))
     return env
 
@@ -224,15 +224,18 @@ def run_release(engine: str, minor: tuple[int, int], version: str | None, reqs: 
 
 
 def markdown(rows: list[dict]) -> str:
-    lines = ["| engine | release | result | laws passed / failed / skipped (models run) | failed laws | why / not run |",
+    lines = ["| engine | release | result | laws passed / failed / skipped (models run) | failed laws "
+             "| why / not run |",
              "| --- | --- | --- | --- | --- | --- |"]
     for row in rows:
         if row["status"] == "skipped":
-            lines.append(f"| {row['engine']} {row['minor']} | {row['release'] or '-'} | skipped | - | - | {row['why']} |")
+            lines.append(f"| {row['engine']} {row['minor']} | {row['release'] or '-'} | skipped | - | - "
+                         f"| {row['why']} |")
             continue
         ran = {k: r for k, r in row["models"].items() if r.get("ran")}
         totals = [sum(r[key] for r in ran.values()) for key in ("passed", "failed", "skipped")]
-        failed = "; ".join(f"{k}: {', '.join(sorted(set(r['failed_laws'])))}" for k, r in ran.items() if r["failed_laws"])
+        failed = "; ".join(f"{k}: {', '.join(sorted(set(r['failed_laws'])))}"
+                           for k, r in ran.items() if r["failed_laws"])
         errors = "; ".join(f"{k}: {', '.join(sorted(set(r['errors'])))} ({r['error']} cases"
                            + (f": {r['error_messages'][0][:160]}" if r.get("error_messages") else "") + ")"
                            for k, r in ran.items() if r["error"])

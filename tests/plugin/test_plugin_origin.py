@@ -20,7 +20,8 @@ def _direct(**info) -> str:
 def test_a_local_folder_is_installed_from_again_editable_or_not(tmp_path: Path) -> None:
     url = tmp_path.as_uri()
     assert plugin_origin.recorded_origin(_direct(url=url, dir_info={})).pip_args == (str(tmp_path),)
-    assert plugin_origin.recorded_origin(_direct(url=url, dir_info={"editable": True})).pip_args == ("-e", str(tmp_path))
+    editable = plugin_origin.recorded_origin(_direct(url=url, dir_info={"editable": True}))
+    assert editable.pip_args == ("-e", str(tmp_path))
     assert plugin_origin.recorded_origin(_direct(url=(tmp_path / "gone").as_uri(), dir_info={})) is None
 
 
@@ -117,5 +118,6 @@ def test_a_wheel_of_an_installed_distribution_installs_offline(tmp_path) -> None
                            "--disable-pip-version-check", "--target", str(tmp_path / "site"), str(wheel)],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "site/pluggy/__init__.py").read_bytes() == Path(dist.locate_file("pluggy/__init__.py")).read_bytes()
+    installed = Path(dist.locate_file("pluggy/__init__.py")).read_bytes()
+    assert (tmp_path / "site/pluggy/__init__.py").read_bytes() == installed
     assert (tmp_path / f"site/pluggy-{dist.version}.dist-info/METADATA").is_file()
