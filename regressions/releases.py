@@ -214,7 +214,8 @@ def run_release(engine: str, minor: tuple[int, int], version: str | None, reqs: 
                   else "could not be installed")
         return {**row, "status": "skipped", "why": f"{reason}: {text.splitlines()[-1].strip()[:300]}"}
     os.environ["WARP_CACHE_PATH"] = str(side.env / "warp-cache")  # kernels kept per env, as regressions/run.py
-    options = ["-rfE"] + ([f"--physlaw-route={engine}"] if engine != "mujoco" else [])
+    # -rfEs: the failures, errors and skips (each naming why) in the log
+    options = ["-rfEs"] + ([f"--physlaw-route={engine}"] if engine != "mujoco" else [])
     results = check_models(side, models, options, work / side.name)
     errored = [k for k, r in results.items() if r.get("error")]
     row.update(models=results, seconds=round(time.monotonic() - started, 1),
