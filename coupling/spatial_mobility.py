@@ -59,6 +59,8 @@ def forward_position(model: mujoco.MjModel, data: mujoco.MjData) -> None:
     data = matching_data(model, data)
     mujoco.mj_kinematics(model, data)
     mujoco.mj_comPos(model, data)
+    if model.nflex:  # the flex edges' lengths and Jacobians (mj_fwdPosition's order): the flex edge equality rows
+        mujoco.mj_flex(model, data)  # of mj_makeConstraint read them (zero rows without; 3.0 raises a FatalError)
     mujoco.mj_tendon(model, data)  # tendon armature enters M in mj_makeM
     mujoco_versions.make_mass(model, data)
     mujoco.mj_factorM(model, data)

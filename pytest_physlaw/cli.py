@@ -21,12 +21,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from pytest_physlaw import files, gaps, gate, history, markdown, model_summary, new_gap, report, reportfile, table, upgrade
+from pytest_physlaw import files, gaps, gate, history, model_summary, new_gap, report, reportfile, table, upgrade
+from pytest_physlaw.findings import findings_markdown, render_findings
 from pytest_physlaw.record import LawRecord
 from pytest_physlaw.rows import plural
 from pytest_physlaw.session import LawSession
-
-FINDING_HEADER = ("law", "quantity", "old", "new", "change", "tolerance", "why")
 
 
 CHECK_EPILOG = """\
@@ -187,29 +186,6 @@ def _write(path: str, text: str) -> None:
     if problem:
         raise CommandError(f"{path}: {problem}")
     files.write_text(path, text)
-
-
-def finding_rows(findings: list[gate.Finding]) -> list[tuple[str, ...]]:
-    """One row per finding; a finding without values says its message in the `change` column."""
-    return [(f.nodeid, f.quantity or "-", f.old, f.new, f.change or f.message, f.tolerance, f.why) for f in findings]
-
-
-def render_findings(regressions: list[gate.Finding], notes: list[gate.Finding], old: str, new: str) -> str:
-    lines = [f"law gate: {old} -> {new}: {plural(len(regressions), 'regression')}, "
-             f"{plural(len(notes), 'note')}"]
-    for title, findings in (("regressions", regressions), ("notes", notes)):
-        if findings:
-            lines += ["", f"{title}:"] + table.align([FINDING_HEADER, *finding_rows(findings)])
-    return "\n".join(lines) + "\n"
-
-
-def findings_markdown(regressions: list[gate.Finding], notes: list[gate.Finding], old: str, new: str) -> str:
-    lines = [f"## Law gate: `{old}` -> `{new}`", "",
-             f"{plural(len(regressions), 'regression')}, {plural(len(notes), 'note')}", ""]
-    for title, findings in (("Regressions", regressions), ("Notes", notes)):
-        if findings:
-            lines += [f"### {title}", ""] + markdown.table(FINDING_HEADER, finding_rows(findings)) + [""]
-    return "\n".join(lines)
 
 
 def show_command(args: argparse.Namespace, out: TextIO) -> int:

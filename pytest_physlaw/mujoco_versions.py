@@ -1,15 +1,18 @@
 """What each MuJoCo release from 3.0.0 on lacks that the model pack and the proxies read, and how it is had there.
 
 One module holds every version shim, so a law reads one name whatever MuJoCo the user is pinned to. Each shim
-asks the bindings for the feature itself (an attribute, a signature), not for a version number, so a build of
-another version with the feature takes the fast path. What no release before some version can give at all is
+asks the bindings for the feature itself (the field it reads, the call's own signature), not for a version number
+nor a neighbouring attribute, so a build of another version with the feature takes the fast path: a call whose
+arguments changed is told apart by the parameter names its binding declares (`parameters`), or, where the
+binding does not say, by trying the newer call once (a TypeError: the older) and remembering the answer.
+What no release before some version can give at all is
 named by `missing(feature)`: the law that needs it skips with that sentence.
 
 | shim | the new way | before it |
 | --- | --- | --- |
-| `full_mass` | `mj_fullM(m, d, dst)` (3.14) | `mj_fullM(m, dst, d.qM)` |
+| `full_mass` | `mj_fullM(m, d, dst)` (3.10; `qM` stays until 3.11) | `mj_fullM(m, dst, d.qM)` |
 | `actuator_moments` | sparse `actuator_moment` + `mju_sparse2dense` (3.3) | a dense nu x nv `actuator_moment` |
-| `solve_half` | `mj_solveM2(m, d, x, y, sqrtInvD)` | `mj_solveM2(m, d, x, y)` |
+| `solve_half` | `mj_solveM2(m, d, x, y, sqrtInvD)` (3.2.7) | `mj_solveM2(m, d, x, y)` |
 | `make_mass` | `mj_makeM` (3.3: tendon armature) | `mj_crb` (no tendon armature then) |
 | `tree_dofs`, `tree_bodies` | `MjModel.tree_dofadr/tree_dofnum/tree_bodynum` (3.4) | from `dof_treeid`, `body_treeid` |
 | `gravcomp_force` | `mjData.qfrc_gravcomp` (3.1.5?) | passive force with and without the bodies' gravcomp |
@@ -17,11 +20,15 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `contact_geoms` | `MjContact.geom1/geom2` (3.0 to 4.0) | 3.0's `geom` pair is bound but left zero |
 | `energy` | `mjData.energy` (3.1 on; 3.0.x binds it with a zero stride) | kinetic as 1/2 qvel . M qvel (`mj_mulM`) |
 | `islands_on`, `islands_toggled` | islands on unless `mjDSBL_ISLAND` (3.14 has it) | off unless `mjENBL_ISLAND` (3.0) |
+| `contact_flexes` | the contact array's view `data.contact.flex` (every release) | 3.0's single `data.contact[i].flex` reads wrong |
 """
 
 from __future__ import annotations
 
 import copy
+import re
+from collections.abc import Callable
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -34,13 +41,62 @@ def version() -> tuple[int, ...]:
     return tuple(int("".join(c for c in p if c.isdigit()) or 0) for p in mujoco.__version__.split(".")[:3])
 
 
+def parameters(function: Any) -> tuple[str, ...] | None:
+    """The parameter names a binding declares in the first line of its docstring (pybind11 writes
+    `mj_fullM(m: MjModel, d: MjData, dst: ...) -> None`), or None where it declares none (an overload set)."""
+    first = (getattr(function, "__doc__", None) or "").lstrip().split("\n", 1)[0]
+    found = re.match(r"\w+\((.*)\)\s*(->.*)?$", first)
+    if not found or "*args" in found.group(1):
+        return None
+    # a name is a word right after the opening or a top-level comma, then a colon; commas inside [] are skipped
+    names, depth, token = [], 0, ""
+    for char in found.group(1) + ",":
+        depth += 1 if char in "[(" else -1 if char in "])" else 0
+        if char == "," and depth == 0:
+            names.append(token.split(":", 1)[0].strip())
+            token = ""
+        else:
+            token += char
+    return tuple(n for n in names if n.isidentifier()) or None
+
+
+_NEWER: dict[Any, bool] = {}  # binding -> whether it takes the newer arguments (found once per binding)
+
+
+def call_by_signature(function: Any, newer: Callable[[tuple[str, ...]], bool], new_call: Callable[[Any], None],
+                      old_call: Callable[[Any], None]) -> None:
+    """Call `function` the way its binding takes it: `new_call(function)` where the declared parameters satisfy
+    `newer`, else `old_call(function)`; where the binding declares none, the newer call is tried once and a
+    TypeError (pybind's "incompatible function arguments") selects the older for good."""
+    known = _NEWER.get(function)
+    if known is None:
+        declared = parameters(function)
+        if declared is not None:
+            known = _NEWER[function] = newer(declared)
+    if known is not None:
+        (new_call if known else old_call)(function)
+        return
+    try:
+        new_call(function)
+        _NEWER[function] = True
+        return
+    except TypeError as newer_refused:
+        refused = newer_refused
+    try:
+        old_call(function)
+    except (TypeError, AttributeError) as older_refused:  # AttributeError: the older call's field is gone too
+        raise TypeError(f"{getattr(function, '__name__', function)} of MuJoCo {mujoco.__version__} takes neither "
+                        f"the newer arguments ({refused}) nor the older ({older_refused})") from older_refused
+    _NEWER[function] = False
+
+
 def full_mass(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
-    """The dense nv x nv mass matrix of `data`'s last `mj_forward` (armature in), MuJoCo's `mj_fullM`."""
+    """The dense nv x nv mass matrix of `data`'s last `mj_forward` (armature in), MuJoCo's `mj_fullM`: since 3.10
+    `mj_fullM(m, d, dst)`, before `mj_fullM(m, dst, M)` of the sparse `qM` (which 3.10 still has: the call's
+    signature tells them apart, not the field)."""
     mass = np.zeros((model.nv, model.nv))
-    if hasattr(data, "qM"):  # before 3.14: mj_fullM(m, dst, M) reads the sparse qM
-        mujoco.mj_fullM(model, mass, data.qM)
-    else:
-        mujoco.mj_fullM(model, data, mass)
+    call_by_signature(mujoco.mj_fullM, lambda names: len(names) > 1 and names[1] == "d",
+                      lambda f: f(model, data, mass), lambda f: f(model, mass, data.qM))
     return mass
 
 
@@ -97,12 +153,10 @@ def constraint_jacobian(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarra
 
 def solve_half(model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray, rows: np.ndarray,
                sqrt_inv_d: np.ndarray) -> None:
-    """`out` = D^-1/2 L^-T `rows`, MuJoCo's half solve `mj_solveM2` (its D^-1/2 argument came in 3.2.5?; before,
-    MuJoCo took the square roots itself)."""
-    try:
-        mujoco.mj_solveM2(model, data, out, rows, sqrt_inv_d)
-    except TypeError:
-        mujoco.mj_solveM2(model, data, out, rows)
+    """`out` = D^-1/2 L^-T `rows`, MuJoCo's half solve `mj_solveM2` (its D^-1/2 argument came in 3.2.7 with
+    `qLDiagSqrtInv` removed; before, MuJoCo took the square roots itself)."""
+    call_by_signature(mujoco.mj_solveM2, lambda names: len(names) >= 5,
+                      lambda f: f(model, data, out, rows, sqrt_inv_d), lambda f: f(model, data, out, rows))
 
 
 def make_mass(model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -185,6 +239,17 @@ def kinetic_energy(model: mujoco.MjModel, data: mujoco.MjData) -> float:
     momentum = np.zeros(model.nv)
     mujoco.mj_mulM(model, data, momentum, data.qvel)
     return 0.5 * float(np.dot(data.qvel, momentum))
+
+
+def contact_flexes(data: mujoco.MjData) -> np.ndarray:
+    """(ncon, 2) the flex of each side of each contact (-1: a geom's side), read through the contact array's view
+    (`data.contact.flex`): MuJoCo 3.0's single `MjContact` (`data.contact[i]`) reads some fields wrong (its
+    `flex` the first entry twice, -1 -1 for a cloth's contact with a sphere), the array's view right on every
+    release that has flexes."""
+    flex = getattr(data.contact, "flex", None)
+    if flex is None:  # no flexes in this release: every side is a geom's
+        return np.full((data.ncon, 2), -1, dtype=int)
+    return np.array(flex[: data.ncon], dtype=int).reshape(data.ncon, 2)
 
 
 def sleeping(model: mujoco.MjModel) -> bool:

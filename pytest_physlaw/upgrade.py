@@ -5,7 +5,8 @@
 Each version set (one or more pip requirements, split on spaces or commas) gets an environment of its own,
 built once and kept (ini-free: `--envs DIR`, default `$PYTEST_PHYSLAW_ENVS` or `~/.cache/pytest-physlaw/envs`,
 one folder per set, Python and plugin source): a venv with the set, numpy, pytest and hypothesis, and this
-plugin (editable from its checkout when it runs from one, else the same release from the index). In each,
+plugin: editable from its checkout when it runs from one, else from where pip installed it (its `direct_url.json`:
+a folder, a wheel, a VCS commit), else the same release from the index, else a wheel built of its installed files. In each,
 `pytest-physlaw check` runs on the models (with `--suite`, `pytest -m law` in the current folder instead) and
 writes its law report; the gate then compares the new set's report against the old set's as its baseline.
 
@@ -25,12 +26,14 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from pytest_physlaw import __version__, gate, reportfile
+from pytest_physlaw import __version__, gate, plugin_origin, reportfile
+from pytest_physlaw.findings import render_findings
 from pytest_physlaw.record import LawRecord
 from pytest_physlaw.session import LawSession
 
@@ -60,18 +63,10 @@ def requirements(spec: str) -> tuple[str, ...]:
     return found
 
 
-def source_root() -> Path | None:
-    """The checkout this plugin runs from (its pyproject names pytest-physlaw), or None for an installed release."""
-    root = Path(__file__).resolve().parent.parent
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file() and re.search(r'^name\s*=\s*"pytest-physlaw"', pyproject.read_text(), re.M):
-        return root
-    return None
-
-
 def env_dir(envs: Path, reqs: tuple[str, ...]) -> Path:
     """The kept environment of a version set: keyed by the set, this Python and where the plugin comes from."""
-    origin = str(source_root() or f"pytest-physlaw=={__version__}")
+    root = plugin_origin.source_root()
+    origin = str(root) if root else plugin_origin.origins()[0].what
     key = json.dumps([sorted(reqs), sys.version_info[:2], origin])
     slug = "-".join(re.sub(r"[^A-Za-z0-9.]+", "", r) for r in sorted(reqs))[:60]
     return envs / f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
@@ -91,12 +86,30 @@ def ensure(side: Side, out: TextIO) -> float:
     _run([sys.executable, "-m", "venv", "--clear", str(side.env)], f"{side.name}: python -m venv")
     pip = [str(_python(side.env)), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     _run([*pip, *side.requirements, *BASE], f"{side.name}: pip install {' '.join(side.requirements)}")
-    root = source_root()
-    _run([*pip, "--no-deps", *(["-e", str(root)] if root else [f"pytest-physlaw=={__version__}"])],
-         f"{side.name}: pip install the plugin")
+    install_plugin(side, pip)
     frozen = subprocess.run([str(_python(side.env)), "-m", "pip", "freeze"], capture_output=True, text=True).stdout
     (side.env / MARK).write_text(json.dumps({"requirements": side.requirements, "freeze": frozen.splitlines()}))
     return time.monotonic() - started
+
+
+def install_plugin(side: Side, pip: list[str]) -> str:
+    """Install this same plugin into `side`'s environment from the first origin that installs
+    (`plugin_origin.origins`: the checkout, pip's recorded origin, the index, a wheel of the installed files);
+    what it came from. None installing is an UpgradeError naming each origin tried and why it failed."""
+    tried = []
+    for origin in plugin_origin.origins():
+        try:
+            if origin.wheel_of is not None:
+                with tempfile.TemporaryDirectory() as folder:
+                    wheel = plugin_origin.build_wheel(origin.wheel_of, Path(folder))
+                    _run([*pip, "--no-deps", str(wheel)], f"{side.name}: pip install {wheel.name}")
+            else:
+                _run([*pip, "--no-deps", *origin.pip_args], f"{side.name}: pip install {' '.join(origin.pip_args)}")
+            return origin.what
+        except (UpgradeError, OSError) as exc:
+            tried.append(f"- {origin.what}: {exc}")
+    raise UpgradeError(f"{side.name}: the plugin (pytest-physlaw {__version__}) could not be installed from any "
+                       f"origin tried:\n" + "\n".join(tried))
 
 
 def _run(cmd: list[str], what: str) -> None:
@@ -148,8 +161,6 @@ def command(args: argparse.Namespace, out: TextIO) -> int:
     before, after = LawSession.from_report(old), LawSession.from_report(new)
     out.write("\n" + verdicts(before, after))
     result = gate.compare(gate.Baseline.from_report(old), after, reportfile.versions(new))
-    from pytest_physlaw.cli import render_findings
-
     out.write("\n" + render_findings(result.regressions, result.notes,
                                      " ".join(sides[0].requirements), " ".join(sides[1].requirements)))
     out.write(f"reports and logs: {work}\n")

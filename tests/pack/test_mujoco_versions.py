@@ -122,3 +122,140 @@ def test_a_resting_box_weighs_its_weight_on_its_contacts() -> None:
     final = runs.settled(model, 500, cold=False).final
     weight = 2 * float(np.linalg.norm(model.opt.gravity))
     assert settled_pose._contact_force_on(model, final, 1)[2] == pytest.approx(weight, rel=0.02)
+
+
+
+OLD_FULLM_DOC = ("mj_fullM(m: mujoco._structs.MjModel, dst: numpy.ndarray[numpy.float64[m, n], flags.writeable, "
+                 "flags.c_contiguous], M: numpy.ndarray[numpy.float64[m, 1]]) -> None\n\nConvert sparse to dense.")
+NEW_FULLM_DOC = ("mj_fullM(m: mujoco._structs.MjModel, d: mujoco._structs.MjData, dst: typing.Annotated["
+                 "numpy.typing.NDArray[numpy.float64], \"[m, n]\", \"flags.writeable\"]) -> None")
+
+
+class _Binding:
+    """A fake pybind11 function: declares `doc`'s signature and, like pybind, refuses other arguments with a
+    TypeError ("incompatible function arguments") before it does anything."""
+
+    def __init__(self, doc: str | None, accepts, body) -> None:
+        self.__doc__, self.accepts, self.body, self.calls = doc, accepts, body, 0
+
+    def __call__(self, *args):
+        self.calls += 1
+        if not self.accepts(*args):
+            raise TypeError("mj_fullM(): incompatible function arguments")
+        self.body(*args)
+
+
+def _old_fullm(model, doc):  # mj_fullM(m, dst, M) of MuJoCo before 3.10: the dense matrix from the sparse qM
+    dense = mujoco_versions.full_mass(model, _data_of(model))
+
+    def body(m, dst, qm):
+        dst[:] = dense
+    return _Binding(doc, lambda m, dst, qm: isinstance(dst, np.ndarray) and isinstance(qm, np.ndarray), body)
+
+
+def _new_fullm(model, doc, real=mujoco.mj_fullM):  # mj_fullM(m, d, dst) of 3.10 on
+    return _Binding(doc, lambda m, d, dst: isinstance(d, DataWithQM) and isinstance(dst, np.ndarray),
+                    lambda m, d, dst: real(m, d.data, dst))
+
+
+class DataWithQM:
+    """An MjData of MuJoCo 3.10 (or before): the same state, and the legacy sparse `qM` beside it."""
+
+    def __init__(self, data: mujoco.MjData) -> None:
+        self.data, self.qM = data, np.zeros(8)
+
+    def __getattr__(self, name: str):
+        return getattr(self.data, name)
+
+
+def _data_of(model):
+    data = mujoco.MjData(model)
+    data.qpos[:2] = [0.4, -0.3]
+    mujoco.mj_forward(model, data)
+    return data
+
+
+@pytest.mark.parametrize("doc", [NEW_FULLM_DOC, None], ids=["declared", "undeclared"])
+def test_full_mass_takes_the_new_call_while_qm_is_still_there(arm, monkeypatch, doc) -> None:
+    """MuJoCo 3.10 takes `mj_fullM(m, d, dst)` and still has `qM`: the signature, not the field, picks the call
+    (the `hasattr(data, "qM")` shim called the old form there: "incompatible function arguments")."""
+    model, data = arm
+    expected = mujoco_versions.full_mass(model, data)
+    data = DataWithQM(data)
+    fake = _new_fullm(model, doc)
+    monkeypatch.setattr(mujoco, "mj_fullM", fake)
+    for _ in range(3):
+        assert np.array_equal(mujoco_versions.full_mass(model, data), expected)
+    assert fake.calls == 3  # the newer call found once (tried, not refused), then called alone
+
+
+@pytest.mark.parametrize("doc", [OLD_FULLM_DOC, None], ids=["declared", "undeclared"])
+def test_full_mass_takes_the_old_call_where_the_binding_does(arm, monkeypatch, doc) -> None:
+    """Before 3.10 `mj_fullM(m, dst, M)` reads the sparse `qM`: declared, it is called so at once; undeclared,
+    the newer call's TypeError selects it, once."""
+    model, data = arm
+    expected = mujoco_versions.full_mass(model, data)
+    data = DataWithQM(data)
+    fake = _old_fullm(model, doc)
+    monkeypatch.setattr(mujoco, "mj_fullM", fake)
+    for _ in range(3):
+        assert np.array_equal(mujoco_versions.full_mass(model, data), expected)
+    assert fake.calls == (3 if doc else 4)  # undeclared: one refused try, then the old call each time
+
+
+def test_a_wrong_call_is_not_hidden(arm, monkeypatch) -> None:
+    """A binding that refuses both forms is an error, not a silent zero matrix."""
+    model, data = arm
+    monkeypatch.setattr(mujoco, "mj_fullM", _Binding(None, lambda *a: False, lambda *a: None))
+    with pytest.raises(TypeError):
+        mujoco_versions.full_mass(model, data)
+
+
+@pytest.mark.parametrize("doc,newer", [
+    ("mj_solveM2(m: MjModel, d: MjData, x: numpy.ndarray[numpy.float64[m, n]], y: numpy.ndarray[numpy.float64[m, n]])"
+     " -> None", False),
+    ("mj_solveM2(m: MjModel, d: MjData, x: Annotated[NDArray[float64], \"[m, n]\"], y: Annotated[NDArray[float64], "
+     "\"[m, n]\"], sqrtInvD: Annotated[NDArray[float64], \"[m, n]\"]) -> None", True),
+    (None, True), (None, False)])
+def test_the_half_solve_by_its_signature(arm, monkeypatch, doc, newer) -> None:
+    """`mj_solveM2` took D^-1/2 as an argument from 3.2.7 (`qLDiagSqrtInv` removed): either form gives
+    MuJoCo's half solve."""
+    model, data = arm
+    rows = np.eye(model.nv)[:2].copy()
+    sqrt_inv_d = np.sqrt(data.qLDiagInv)
+    expected = np.zeros_like(rows)
+    mujoco_versions.solve_half(model, data, expected, rows, sqrt_inv_d)
+    real = mujoco.mj_solveM2
+    if newer:
+        fake = _Binding(doc, lambda *a: len(a) == 5, real)
+    else:
+        fake = _Binding(doc, lambda *a: len(a) == 4, lambda m, d, x, y: real(m, d, x, y, sqrt_inv_d))
+    monkeypatch.setattr(mujoco, "mj_solveM2", fake)
+    out = np.zeros_like(rows)
+    mujoco_versions.solve_half(model, data, out, rows, sqrt_inv_d)
+    assert np.array_equal(out, expected)
+
+
+def test_declared_parameters_are_read_past_brackets() -> None:
+    """pybind11's signature line, old (numpy.ndarray[...]) and new (typing.Annotated[...]) forms; an overload set
+    declares none."""
+    assert mujoco_versions.parameters(_Binding(OLD_FULLM_DOC, None, None)) == ("m", "dst", "M")
+    assert mujoco_versions.parameters(_Binding(NEW_FULLM_DOC, None, None)) == ("m", "d", "dst")
+    assert mujoco_versions.parameters(mujoco.mj_fullM) in (("m", "d", "dst"), ("m", "dst", "M"))
+    assert mujoco_versions.parameters(_Binding("mj_x(*args, **kwargs)\nOverloaded function.", None, None)) is None
+    assert mujoco_versions.parameters(_Binding(None, None, None)) is None
+
+
+def test_the_flexes_of_contacts_from_the_array_view() -> None:
+    """A cloth on a sphere: each contact's flex side is the cloth (0), its geom side -1, as MuJoCo's contact array
+    holds them (3.0.1's single MjContact read -1 -1 for these contacts: model-constraint-wrenches counted them as
+    a geom's and read a wrench mismatch of 1.0 on the cloth)."""
+    model = mujoco.MjModel.from_xml_string("""<mujoco><worldbody><geom type="sphere" size="0.08"/>
+        <flexcomp name="cloth" type="grid" count="4 4 1" spacing="0.04 0.04 0.04" pos="0 0 0.07" radius="0.004"
+                  dim="2" mass="0.05"><edge equality="true"/></flexcomp></worldbody></mujoco>""")
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    flexes = mujoco_versions.contact_flexes(data)
+    assert data.ncon > 0 and flexes.shape == (data.ncon, 2)
+    assert np.array_equal(flexes, np.array([data.contact[i].flex for i in range(data.ncon)]))  # right on 3.14
+    assert set(map(tuple, flexes)) == {(-1, 0)}

@@ -1,0 +1,307 @@
+"""Every release the pack claims, proven: `pytest-physlaw check` on models of every kind on the last patch of each
+MuJoCo minor release (3.0 to 3.17 and 4.0), then the routes (`--physlaw-route=warp|mjx|newton`) on each minor of
+mujoco-warp (3.5 to 4.0), mujoco-mjx (3.1 to 3.17) and newton (1.0 to 1.8); one kept environment a release (built
+as `pytest-physlaw upgrade` builds them, the plugin from this checkout). Each release is reported as
+
+- ran: the laws passed / failed / skipped on each model (a failure on a sound model is a finding to explain:
+  real on that release, or a shim's bug),
+- skipped, naming why (no wheel for this Python, a dependency pip cannot resolve),
+- errored: a law raised (a bug of the pack on that release, to fix in `pytest_physlaw/mujoco_versions.py`).
+
+    python regressions/releases.py --envs DIR [--engines mujoco warp mjx newton] [--minors 3.10 4.0]
+        [--releases mujoco==3.10.0 ...] [--models arm humanoid ...] [--json FILE] [--markdown FILE]
+
+`--json` (default .physlaw/releases/releases.json) is updated after each release, a rerun replacing only the
+releases it ran: rerun the ones a fix touched with `--minors`. The last patch of each minor is read with
+`pip index versions`; `--releases` gives the requirement instead. The models are the repo's own
+(`regressions/models`, `regressions/releases_models`) and ones shipped by gymnasium, gymnasium-robotics and
+dm_control, installed without their dependencies into one more kept environment (`models`): nothing is copied.
+Not part of the test run. Exit status 1 when a release errored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from pytest_physlaw import upgrade  # noqa: E402
+from pytest_physlaw.session import LawSession  # noqa: E402
+
+MODEL_PACKAGES = ("gymnasium==1.4.0", "gymnasium-robotics==1.4.2", "dm_control==1.0.34")
+SITE = f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages"
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model of one kind: where it comes from ('repo' or the package that ships it) and its path there."""
+
+    kind: str
+    origin: str
+    path: str
+
+
+MODELS = (
+    Model("arm", "gymnasium", "envs/mujoco/assets/pusher.xml"),
+    Model("hand with tendons", "gymnasium_robotics", "envs/assets/hand/manipulate_block.xml"),
+    Model("legged", "gymnasium", "envs/mujoco/assets/ant.xml"),
+    Model("humanoid", "dm_control", "suite/humanoid.xml"),
+    Model("arm and ball, tendon gripper", "dm_control", "suite/manipulator.xml"),
+    Model("muscles", "repo", "regressions/releases_models/muscle_arm.xml"),
+    Model("flex cloth", "repo", "regressions/releases_models/cloth.xml"),
+    Model("many contacts", "repo", "regressions/releases_models/bin_pile.xml"),
+    Model("loop linkage (connect)", "repo", "regressions/models/mujoco_2179_fourbar_anchor.xml"),
+    Model("slider-crank", "repo", "regressions/models/mujoco_3_2_5_slider_crank.xml"),
+)
+ROUTE_MODELS = (
+    Model("two hinges, implicitfast", "repo", "regressions/models/mujoco_warp_1662_implicitfast_two_hinges.xml"),
+    Model("box resting on a floor", "repo", "regressions/models/mjx_1668_default_solref.xml"),
+)
+MINORS = {
+    "mujoco": [(3, m) for m in range(18)] + [(4, 0)],
+    "warp": [(3, m) for m in range(5, 18)] + [(4, 0)],
+    "mjx": [(3, m) for m in range(1, 18)],
+    "newton": [(1, m) for m in range(9)],
+}
+PACKAGE = {"mujoco": "mujoco", "warp": "mujoco-warp", "mjx": "mujoco-mjx", "newton": "newton"}
+# the JAX each older MJX ran on (regressions/README.md): later minors take what pip resolves from their metadata
+JAX = {(3, 1): "0.4.30", (3, 2): "0.4.33"}
+
+
+def available(package: str) -> list[str]:
+    """The releases of `package` the index holds, newest first (`pip index versions`)."""
+    done = subprocess.run([sys.executable, "-m", "pip", "index", "versions", package, "--disable-pip-version-check"],
+                          capture_output=True, text=True)
+    found = re.search(r"Available versions:\s*(.*)", done.stdout)
+    return [v.strip() for v in found.group(1).split(",")] if found else []
+
+
+def numbers(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version))
+
+
+def last_patches(package: str, minors: list[tuple[int, int]]) -> dict[tuple[int, int], str | None]:
+    """The last final release of each minor (None where the index has none)."""
+    versions = [v for v in available(package) if re.fullmatch(r"[\d.]+", v)]
+    return {m: max((v for v in versions if numbers(v)[:2] == m), key=numbers, default=None) for m in minors}
+
+
+def requirement_set(engine: str, version: str) -> tuple[str, ...]:
+    """The pip requirements of one release of `engine`: the route's package with the MuJoCo of its minor."""
+    major_minor_patch = ".".join(version.split(".")[:3])
+    if engine == "mujoco":
+        return (f"mujoco=={version}",)
+    if engine == "warp":
+        return (f"mujoco-warp=={version}", f"mujoco=={major_minor_patch}")
+    if engine == "mjx":
+        jax = JAX.get(numbers(version)[:2])
+        return (f"mujoco-mjx=={version}", f"mujoco=={version}", *((f"jax=={jax}", f"jaxlib=={jax}") if jax else ()))
+    return (f"newton[sim]=={version}",)
+
+
+def model_env(envs: Path, out) -> Path:
+    """The kept environment whose site-packages hold the shipped models (the packages without dependencies)."""
+    env = envs / "models"
+    if not (env / upgrade.MARK).is_file():
+        out.write(f"[models] building {env}\n")
+        upgrade._run([sys.executable, "-m", "venv", "--clear", str(env)], "models: python -m venv")
+        upgrade._run([str(env / "bin/python"), "-m", "pip", "install", "-q", "--no-deps",
+                      "--disable-pip-version-check", *MODEL_PACKAGES], "models: pip install the model packages")
+        (env / upgrade.MARK).write_text(json.dumps({"requirements": MODEL_PACKAGES}))
+    return env
+
+
+def model_path(model: Model, models: Path) -> Path:
+    return ROOT / model.path if model.origin == "repo" else models / SITE / model.origin / model.path
+
+
+def outcomes(report: Path) -> dict[str, dict]:
+    """Per model file of a check's report: the laws passed, failed, skipped, errored, and the ids of the last three."""
+    from pytest_physlaw import reportfile
+
+    run = LawSession.from_report(reportfile.read(report, str(report)))
+    per: dict[str, dict] = {}
+    for record in run.records.values():
+        entry = per.setdefault(record.path or record.nodeid.split("::")[0],
+                               {"passed": 0, "failed": 0, "skipped": 0, "error": 0, "failed_laws": [], "errors": []})
+        kind = record.outcome if record.outcome in ("passed", "failed", "skipped", "error") else "skipped"
+        entry[kind] += 1
+        if kind == "failed":
+            entry["failed_laws"].append(record.law or record.nodeid)
+        if kind == "error":
+            entry["errors"].append(record.law or record.nodeid)
+    return per
+
+
+def error_lines(log: str) -> list[str]:
+    """The exceptions the laws raised, each once, as pytest printed them ("E   FatalError: ...")."""
+    found = re.findall(r"^E\s+((?:[\w.]+)(?:Error|Exception)\b.*)$", log, re.M)
+    return list(dict.fromkeys(line[:300] for line in found))[:5]
+
+
+def check_models(side: upgrade.Side, models: list[tuple[Model, Path]], options: list[str], work: Path) -> dict:
+    """`check` on the models in `side`'s env, in one run; a model this release cannot compile stops the collection
+    (exit 2, "ERROR <path>"): it is reported as not run, with MuJoCo's reason, and the run repeated without it.
+    Per model: the outcomes, or why it did not run."""
+    results: dict = {}
+    left = list(models)
+    while left:
+        report, status, log = upgrade.run_side(side, [str(p) for _, p in left], options, False, work)
+        if status not in (2, 4, 5) and report.is_file():
+            results.update(_by_model(left, outcomes(report), log))
+            return results
+        refused = {ln.split()[1] for ln in log.splitlines() if ln.startswith("ERROR ") and len(ln.split()) > 1}
+        stopped = [(m, p) for m, p in left if any(str(p).endswith(r) or r.endswith(p.name) for r in refused)]
+        if not stopped and len(left) > 1:  # no model named: each one alone, to say which
+            for one in left:
+                results.update(check_models(side, [one], options, work))
+            return results
+        stopped = stopped or left
+        for model, path in stopped:
+            why = [ln.split("collection error: ", 1)[1] for ln in log.splitlines()
+                   if path.name in ln and "collection error: " in ln]
+            results[model.kind] = {"model": model.path, "ran": False, "status": status,
+                                   "why": (why[0] if why else _last_error(log, status))[:300]}
+        left = [m for m in left if m not in stopped]
+    return results
+
+
+def _last_error(log: str, status: int) -> str:
+    lines = [ln for ln in log.splitlines() if "rror" in ln] or log.strip().splitlines()
+    return lines[-1] if lines else f"pytest exit {status}"
+
+
+def _by_model(models: list[tuple[Model, Path]], per: dict[str, dict], log: str) -> dict:
+    errors = error_lines(log)
+    out = {}
+    for model, path in models:
+        entry = next((v for k, v in per.items() if Path(k).name == path.name and path.as_posix().endswith(k)), None)
+        if entry is None:
+            entry = next((v for k, v in per.items() if Path(k).name == path.name), None)
+        if entry is None:
+            out[model.kind] = {"model": model.path, "ran": False, "why": "no law reported on it"}
+            continue
+        out[model.kind] = {"model": model.path, "ran": True, **entry,
+                           "error_messages": errors if entry["error"] else []}
+    return out
+
+
+def run_release(engine: str, minor: tuple[int, int], version: str | None, reqs: tuple[str, ...] | None,
+                models: list[tuple[Model, Path]], envs: Path, work: Path, out) -> dict:
+    row: dict = {"engine": engine, "minor": ".".join(map(str, minor)), "release": version,
+                 "requirements": list(reqs or ())}
+    if version is None:
+        return {**row, "status": "skipped", "why": f"the index has no {PACKAGE[engine]} {row['minor']}.x release"}
+    side = upgrade.Side(f"{engine}-{version}", reqs, upgrade.env_dir(envs, reqs))
+    started = time.monotonic()
+    try:
+        upgrade.ensure(side, out)
+    except upgrade.UpgradeError as exc:
+        text = str(exc)
+        reason = ("no wheel or source pip can install for Python "
+                  f"{sys.version_info[0]}.{sys.version_info[1]}" if "No matching distribution" in text
+                  else "pip cannot resolve the set" if "ResolutionImpossible" in text or "conflict" in text
+                  else "could not be installed")
+        return {**row, "status": "skipped", "why": f"{reason}: {text.splitlines()[-1].strip()[:300]}"}
+    os.environ["WARP_CACHE_PATH"] = str(side.env / "warp-cache")  # kernels kept per env, as regressions/run.py
+    # -rfEs: the failures, errors and skips (each naming why) in the log
+    options = ["-rfEs"] + ([f"--physlaw-route={engine}"] if engine != "mujoco" else [])
+    results = check_models(side, models, options, work / side.name)
+    errored = [k for k, r in results.items() if r.get("error")]
+    row.update(models=results, seconds=round(time.monotonic() - started, 1),
+               status="errored" if errored else "ran",
+               why=f"a law raised on {', '.join(errored)}" if errored else "")
+    return row
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["| engine | release | result | laws passed / failed / skipped (models run) | failed laws "
+             "| why / not run |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for row in rows:
+        if row["status"] == "skipped":
+            lines.append(f"| {row['engine']} {row['minor']} | {row['release'] or '-'} | skipped | - | - "
+                         f"| {row['why']} |")
+            continue
+        ran = {k: r for k, r in row["models"].items() if r.get("ran")}
+        totals = [sum(r[key] for r in ran.values()) for key in ("passed", "failed", "skipped")]
+        failed = "; ".join(f"{k}: {', '.join(sorted(set(r['failed_laws'])))}"
+                           for k, r in ran.items() if r["failed_laws"])
+        errors = "; ".join(f"{k}: {', '.join(sorted(set(r['errors'])))} ({r['error']} cases"
+                           + (f": {r['error_messages'][0][:160]}" if r.get("error_messages") else "") + ")"
+                           for k, r in ran.items() if r["error"])
+        notrun = "; ".join(f"{k}: {r['why']}" for k, r in row["models"].items() if not r.get("ran"))
+        why = "; ".join(x for x in (f"errors: {errors}" if errors else "", f"not run: {notrun}" if notrun else "") if x)
+        lines.append(f"| {row['engine']} {row['minor']} | {row['release']} | {row['status']} | "
+                     f"{totals[0]} / {totals[1]} / {totals[2]} ({len(ran)} of {len(row['models'])}) | "
+                     f"{failed or '-'} | {why or '-'} |")
+    return "\n".join(lines) + "\n"
+
+
+def _order(row: dict) -> tuple:
+    return (list(MINORS).index(row["engine"]), numbers(row["minor"]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--envs", default=os.environ.get("PYTEST_PHYSLAW_ENVS")
+                        or str(Path.home() / ".cache/pytest-physlaw/envs"))
+    parser.add_argument("--work", default=".physlaw/releases")
+    parser.add_argument("--engines", nargs="*", default=["mujoco"], choices=list(MINORS))
+    parser.add_argument("--merge", nargs="+", default=[], metavar="JSON", help="first take the releases of these "
+                        "results (runs split across processes) into --json")
+    parser.add_argument("--minors", nargs="+", metavar="X.Y", help="only these minors (of each engine asked for)")
+    parser.add_argument("--releases", nargs="+", metavar="PKG==VERSION", help="these releases instead of the last "
+                        "patch of each minor (e.g. mujoco==3.10.0 mujoco-warp==3.10.0.3)")
+    parser.add_argument("--models", nargs="+", metavar="KIND", help="only the models of these kinds")
+    parser.add_argument("--json", default=None, help="the results, updated after each release")
+    parser.add_argument("--markdown", metavar="FILE")
+    args = parser.parse_args(argv)
+    envs, work = Path(args.envs), Path(args.work).resolve()
+    os.chdir(ROOT)  # the checks run in the checkout, its conftest the top-level one
+    store = Path(args.json or work / "releases.json")
+    store.parent.mkdir(parents=True, exist_ok=True)
+    rows = json.loads(store.read_text())["releases"] if store.is_file() else []
+    for other in args.merge:
+        taken = json.loads(Path(other).read_text())["releases"]
+        keys = {(r["engine"], r["minor"]) for r in taken}
+        rows = sorted([r for r in rows if (r["engine"], r["minor"]) not in keys] + taken, key=_order)
+    if args.merge:
+        store.write_text(json.dumps({"releases": rows, "python": sys.version.split()[0]}, indent=1))
+    models_env = model_env(envs, sys.stdout) if args.engines else None
+    for engine in args.engines:
+        minors = [m for m in MINORS[engine] if not args.minors or ".".join(map(str, m)) in args.minors]
+        given = {numbers(r.split("==")[1])[:2]: r.split("==")[1] for r in args.releases or []
+                 if r.split("==")[0] == PACKAGE[engine]}
+        patches = ({m: given.get(m) for m in minors if m in given} if given else last_patches(PACKAGE[engine], minors))
+        chosen = [m for m in (ROUTE_MODELS if engine != "mujoco" else MODELS)
+                  if not args.models or m.kind in args.models]
+        paths = [(m, model_path(m, models_env)) for m in chosen]
+        for minor, version in patches.items():
+            reqs = requirement_set(engine, version) if version else None
+            sys.stdout.write(f"== {engine} {'.'.join(map(str, minor))}: {version}\n")
+            sys.stdout.flush()
+            row = run_release(engine, minor, version, reqs, paths, envs, work, sys.stdout)
+            sys.stdout.write(f"   {row['status']} {row.get('why', '')}\n")
+            rows = [r for r in rows if (r["engine"], r["minor"]) != (engine, row["minor"])] + [row]
+            rows.sort(key=_order)
+            store.write_text(json.dumps({"releases": rows, "python": sys.version.split()[0]}, indent=1))
+    table = markdown(rows)
+    print(table)
+    if args.markdown:
+        Path(args.markdown).write_text(table)
+    return 1 if any(r["status"] == "errored" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
