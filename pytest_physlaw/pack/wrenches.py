@@ -38,10 +38,10 @@ def _rows(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     """The constraint rows whose force MuJoCo books on bodies: contacts between geoms, connect and weld."""
     kinds, ids = data.efc_type[: data.nefc], data.efc_id[: data.nefc]
     keep = np.zeros(data.nefc, dtype=bool)
+    flexes = mujoco_versions.contact_flexes(data)  # 3.0's single MjContact reads a cloth's contact as a geom's
     for r, (kind, i) in enumerate(zip(kinds.tolist(), ids.tolist())):
         if kind in CONTACTS:
-            flex = getattr(data.contact[i], "flex", None)
-            keep[r] = flex is None or bool(np.all(np.asarray(flex) < 0))
+            keep[r] = bool(np.all(flexes[i] < 0))
         elif kind == int(CNSTR.mjCNSTR_EQUALITY):
             keep[r] = int(model.eq_type[i]) in BODY_EQUALITIES
     return keep

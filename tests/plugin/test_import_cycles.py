@@ -8,10 +8,6 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pytest_physlaw"
-# cycles other branches are breaking at the time of writing (rest <-> stepping, the routes' common <-> newton);
-# drop an entry when its branch lands: the test then holds the tree to no cycle at all
-BEING_BROKEN = {("pytest_physlaw.pack.rest", "pytest_physlaw.pack.stepping"),
-                ("pytest_physlaw.pack.routes.common", "pytest_physlaw.pack.routes.newton")}
 
 
 def modules(root: Path) -> dict[str, Path]:
@@ -94,4 +90,4 @@ def test_no_import_cycle_in_the_plugin() -> None:
     known = modules(PACKAGE)
     graph = {m: imports(m, f, known) for m, f in known.items()}
     assert "pytest_physlaw.findings" in graph["pytest_physlaw.upgrade"]
-    assert set(cycles(graph)) <= BEING_BROKEN
+    assert cycles(graph) == []
