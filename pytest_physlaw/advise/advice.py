@@ -11,6 +11,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import mujoco
 
@@ -34,6 +35,7 @@ class Advice:
     own_within: bool
     keep: frozenset[str] = frozenset()
     candidates: list[Point] = field(default_factory=list)  # the timed settings within the tolerance, cheapest first
+    route: Any = None  # route.RouteAdvice where `--route` asked the route's own settings measured on it
 
     def ratio(self, point: Point) -> float:
         return point.cost / self.plan.own.cost if self.plan.own.cost > 0 else math.nan
