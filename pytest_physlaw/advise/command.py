@@ -9,10 +9,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_physlaw.advise import distance
+
+CACHE_ENV = "PHYSLAW_ADVISE_CACHE"  # the cache folder's default, or 'off'
+
+
+def default_cache() -> str:
+    return os.environ.get(CACHE_ENV) or str(Path.home() / ".cache" / "pytest-physlaw" / "advise")
+
 
 HELP = "the cheapest solver, cap, tolerance, timestep and integrator that keep a model's physics, measured"
 
@@ -36,6 +44,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    "njmax, iterations, ls_iterations) measured on the route; prints its physlaw_route_* keys")
     p.add_argument("--route-seconds", type=float, default=0.2, metavar="S",
                    help="simulated s of the route's runs (0.2: the route is slow on a CPU)")
+    p.add_argument("--cache", default=default_cache(), metavar="DIR",
+                   help=f"keep each model's converged reference here, keyed on the compiled model's bytes, MuJoCo's "
+                        f"version, the tolerance and the horizons ({default_cache()}; env {CACHE_ENV}); 'off': none")
     p.add_argument("--verify", action="store_true", help="run `pytest-physlaw check` on the reference and the "
                                                           "recommendation: every law the reference passes must pass")
     p.add_argument("--fail-own", action="store_true", help="exit 1 when a model's own settings are outside the tolerance")
@@ -85,7 +96,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     failed, written = False, []
     for path in args.models:
         try:
-            advice = advise(path, tolerance, horizon, args.budget, keep=frozenset(args.keep))
+            advice = advise(path, tolerance, horizon, args.budget, keep=frozenset(args.keep),
+                            cache_dir=None if args.cache == "off" else Path(args.cache))
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         if args.route:
