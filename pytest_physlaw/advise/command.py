@@ -40,7 +40,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--budget", type=float, default=40.0, metavar="S", help="wall s the sweep of one model may take (40)")
     p.add_argument("--keep", action="append", choices=("timestep", "integrator"), default=[],
                    help="hold the model's own timestep or integrator (a control loop's period): the sweep varies the rest")
-    p.add_argument("--route", choices=("warp", "mjx"), help="also plan the route's own settings (capacities nconmax and "
+    p.add_argument("--route", choices=("warp",), help="also plan the route's own settings (capacities nconmax and "
                    "njmax, iterations, ls_iterations) measured on the route; prints its physlaw_route_* keys")
     p.add_argument("--route-seconds", type=float, default=0.2, metavar="S",
                    help="simulated s of the route's runs (0.2: the route is slow on a CPU)")

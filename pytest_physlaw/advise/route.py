@@ -1,4 +1,4 @@
-"""advise on a route (`--route warp|mjx`): the route's own settings measured on the route, against the route's own
+"""advise on a route (`--route warp`; the planner takes any route runner, the command offers MuJoCo Warp only): the route's own settings measured on the route, against the route's own
 converged run, planned as the MuJoCo C sweep is: never a grid.
 
 The settings a route adds (ini `physlaw_route_*`): the contact and constraint-row capacities (`nconmax`, `njmax`),

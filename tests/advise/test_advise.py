@@ -187,7 +187,8 @@ def test_the_reference_is_kept_per_model_bytes_and_tolerance(tmp_path: Path) -> 
     assert not any("from the cache" in n for n in cold["notes"])
     assert any("from the cache" in n for n in warm["notes"])  # the same bytes, MuJoCo and tolerance: kept
     assert warm["reference"]["setting"] == cold["reference"]["setting"]
-    assert warm["recommended"]["setting"] == cold["recommended"]["setting"]
+    assert warm["own"]["errors"] == cold["own"]["errors"]  # measured against the same reference (the
+    # recommendation itself is picked by timed cost, which the machine's load moves)
     assert not any("from the cache" in n for n in other_tol["notes"])  # another tolerance: measured again
     assert len(list(cache.glob("reference-*.pkl"))) == 2
     # another model (one byte of friction changed): measured again
