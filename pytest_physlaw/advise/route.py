@@ -1,5 +1,6 @@
-"""advise on a route (`--route warp`; the planner takes any route runner, the command offers MuJoCo Warp only): the route's own settings measured on the route, against the route's own
-converged run, planned as the MuJoCo C sweep is: never a grid.
+"""advise on a route (`--route warp`): the route's own settings measured on the route, against the route's own
+converged run, planned as the MuJoCo C sweep is: never a grid. The planner takes any route's `run`; the command
+offers MuJoCo Warp only (MJX's contact capacity is set by recompiling the model from its file).
 
 The settings a route adds (ini `physlaw_route_*`): the contact and constraint-row capacities (`nconmax`, `njmax`),
 the solver's iteration cap (`iterations`) and its line search's (`ls_iterations`). The route runs the model's own
