@@ -11,6 +11,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import mujoco
 
@@ -34,6 +35,7 @@ class Advice:
     own_within: bool
     keep: frozenset[str] = frozenset()
     candidates: list[Point] = field(default_factory=list)  # the timed settings within the tolerance, cheapest first
+    route: Any = None  # route.RouteAdvice where `--route` asked the route's own settings measured on it
 
     def ratio(self, point: Point) -> float:
         return point.cost / self.plan.own.cost if self.plan.own.cost > 0 else math.nan
@@ -60,13 +62,15 @@ def load(path: str | Path) -> mujoco.MjModel:
 
 
 def advise(path: str | Path, tolerance: distance.Tolerance | None = None, horizon: Horizon | None = None,
-           budget: float = 40.0, model: mujoco.MjModel | None = None, keep: frozenset[str] = frozenset()) -> Advice:
-    """Plan, measure and rank the settings of the model at `path` (or the compiled `model`, `path` its name)."""
+           budget: float = 40.0, model: mujoco.MjModel | None = None, keep: frozenset[str] = frozenset(),
+           cache_dir: Path | None = None) -> Advice:
+    """Plan, measure and rank the settings of the model at `path` (or the compiled `model`, `path` its name);
+    the reference is kept in, and read from, `cache_dir` where one is given."""
     tolerance = tolerance or distance.Tolerance(dict(distance.DEFAULT_BOUNDS))
     horizon = horizon or Horizon()
     started = time.perf_counter()
     model = model if model is not None else load(path)
-    plan = Planner(model, tolerance, horizon, budget, keep).plan()
+    plan = Planner(model, tolerance, horizon, budget, keep, cache_dir).plan()
     first = pareto(plan.points, tolerance)
     within = [p for p in first if distance.within(p.errors, tolerance)]
     # the rough costs (one measuring run each) only shortlist: the front, and the cheapest few within the tolerance,

@@ -9,10 +9,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_physlaw.advise import distance
+
+CACHE_ENV = "PHYSLAW_ADVISE_CACHE"  # the cache folder's default, or 'off'
+
+
+def default_cache() -> str:
+    return os.environ.get(CACHE_ENV) or str(Path.home() / ".cache" / "pytest-physlaw" / "advise")
+
 
 HELP = "the cheapest solver, cap, tolerance, timestep and integrator that keep a model's physics, measured"
 
@@ -32,6 +40,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--budget", type=float, default=40.0, metavar="S", help="wall s the sweep of one model may take (40)")
     p.add_argument("--keep", action="append", choices=("timestep", "integrator"), default=[],
                    help="hold the model's own timestep or integrator (a control loop's period): the sweep varies the rest")
+    p.add_argument("--route", choices=("warp",), help="also plan the route's own settings (capacities nconmax and "
+                   "njmax, iterations, ls_iterations) measured on the route; prints its physlaw_route_* keys")
+    p.add_argument("--route-seconds", type=float, default=0.2, metavar="S",
+                   help="simulated s of the route's runs (0.2: the route is slow on a CPU)")
+    p.add_argument("--cache", default=default_cache(), metavar="DIR",
+                   help=f"keep each model's converged reference here, keyed on the compiled model's bytes, MuJoCo's "
+                        f"version, the tolerance and the horizons ({default_cache()}; env {CACHE_ENV}); 'off': none")
     p.add_argument("--verify", action="store_true", help="run `pytest-physlaw check` on the reference and the "
                                                           "recommendation: every law the reference passes must pass")
     p.add_argument("--fail-own", action="store_true", help="exit 1 when a model's own settings are outside the tolerance")
@@ -64,13 +79,15 @@ def _plot_path(plot: str, model: str, many: bool) -> str:
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from pytest_physlaw.advise import report
     from pytest_physlaw.advise.advice import advise
+    from pytest_physlaw.advise.advice import load as load_model
     from pytest_physlaw.advise.observe import Horizon
 
     try:
         tolerance = distance.Tolerance.parse(args.tol)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    for name, value in (("--driven", args.driven), ("--settled", args.settled), ("--budget", args.budget)):
+    for name, value in (("--driven", args.driven), ("--settled", args.settled), ("--budget", args.budget),
+                        ("--route-seconds", args.route_seconds)):
         if not value > 0:
             raise CommandError(f"{name} {value}: must be > 0")
     if args.plot and Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
@@ -79,9 +96,18 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     failed, written = False, []
     for path in args.models:
         try:
-            advice = advise(path, tolerance, horizon, args.budget, keep=frozenset(args.keep))
+            advice = advise(path, tolerance, horizon, args.budget, keep=frozenset(args.keep),
+                            cache_dir=None if args.cache == "off" else Path(args.cache))
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        if args.route:
+            from pytest_physlaw.advise.route import advise_route
+
+            try:
+                advice.route = advise_route(advice.plan.own.setting.applied(load_model(path)), args.route, tolerance,
+                                            args.keyframe, args.route_seconds)
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
         failed |= args.fail_own and not advice.own_within
         verified = None
         if args.verify:

@@ -18,9 +18,12 @@ tolerance, by `cost.timed` (interleaved with the model's own settings, minimum o
 
 from __future__ import annotations
 
+import hashlib
 import math
+import pickle
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import mujoco
 import numpy as np
@@ -80,7 +83,8 @@ class Plan:
 
 class Planner:
     def __init__(self, model: mujoco.MjModel, tolerance: distance.Tolerance, horizon: Horizon,
-                 budget: float = 40.0, keep: frozenset[str] = frozenset()) -> None:
+                 budget: float = 40.0, keep: frozenset[str] = frozenset(), cache_dir: Path | None = None) -> None:
+        self.cache_dir = cache_dir
         self.model, self.tolerance, self.horizon, self.budget = model, tolerance, horizon, budget
         unknown = set(keep) - KEEPABLE
         if unknown:
@@ -120,8 +124,37 @@ class Planner:
     def errors(self, reference: Point, point: Point) -> dict[str, float]:
         return distance.distances(reference.observation, point.observation, self.weight)
 
+    def reference_key(self) -> str:
+        """What the reference depends on: the compiled model's bytes (MJB: the file, its includes and meshes, its
+        own options), MuJoCo's version, the tolerance, the horizons, the budget and the reference's own constants."""
+        size = mujoco.mj_sizeModel(self.model)
+        buffer = np.zeros(size, dtype=np.uint8)
+        mujoco.mj_saveModel(self.model, None, buffer)
+        digest = hashlib.sha256(buffer.tobytes())
+        digest.update(repr((mujoco.__version__, sorted(self.tolerance.bounds.items()), self.horizon, self.budget,
+                            REFERENCE_TOLERANCE, REFERENCE_CAP, SETTLED_SHARE, MAX_HALVINGS)).encode())
+        return digest.hexdigest()
+
     # 1. the reference
     def find_reference(self) -> tuple[Point, bool, dict[str, float]]:
+        """The reference, from the cache (`cache_dir`) where this model, MuJoCo and tolerance measured it before."""
+        path = self.cache_dir / f"reference-{self.reference_key()}.pkl" if self.cache_dir is not None else None
+        if path is not None and path.is_file():
+            try:
+                reference, reached, move, self.driven, self.cache, notes = pickle.loads(path.read_bytes())
+                self.notes += notes + [f"reference: from the cache {path}"]
+                return self.cache[reference], reached, move
+            except Exception:  # a cache written by another version of advise: measured again
+                pass
+        before = len(self.notes)
+        found = self._find_reference()
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            kept = (found[0].setting, found[1], found[2], self.driven, self.cache, self.notes[before:])
+            path.write_bytes(pickle.dumps(kept))
+        return found
+
+    def _find_reference(self) -> tuple[Point, bool, dict[str, float]]:
         base = self.own_setting.but(solver="Newton", iterations=REFERENCE_CAP, tolerance=REFERENCE_TOLERANCE)
         current = self.measure_as_reference(base)
         settled = distance.Tolerance({q: b * SETTLED_SHARE for q, b in self.tolerance.bounds.items()})

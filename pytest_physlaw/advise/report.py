@@ -41,7 +41,8 @@ def to_json(advice: Advice) -> dict[str, Any]:
         "reference": {**point_json(advice, plan.reference), "reached": plan.reference_reached,
                       "last_halving_moved": {q: round(v, 6) for q, v in plan.reference_move.items()}},
         "recommended": {**point_json(advice, advice.recommended), "option": advice.recommended.setting.option_line(),
-                        "route_ini": route_ini(advice)},
+                        "route_ini": advice.route.ini() if advice.route is not None else route_ini(advice)},
+        "route": advice.route.to_json() if advice.route is not None else None,
         "cannot": [limit.sentence() for limit in plan.limits],
         "smallest_caps": {s: point_json(advice, p) for s, p in plan.smallest_caps.items()},
         "cone": None if plan.cone is None else {**point_json(advice, plan.cone), "note": CONE_NOTE},
@@ -64,6 +65,8 @@ def route_ini(advice: Advice) -> dict[str, str] | None:
 
 
 def route_lines(advice: Advice) -> list[str]:
+    if advice.route is not None:  # measured on the route (`--route`): those keys, not C's
+        return advice.route.lines()
     keys = route_ini(advice)
     if keys is None:
         return ["  route ini: none (MuJoCo Warp and MJX have no PGS)"]

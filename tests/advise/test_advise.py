@@ -172,3 +172,28 @@ def test_verify_moves_on_to_the_next_candidate_when_one_loses_a_law(tmp_path: Pa
     verdict, index = verify(path, own, [own.but(solver="PGS", iterations=2), own.but(iterations=50)])
     assert index == 1 and not verdict.lost and verdict.reference_passed
     assert len(verdict.tried) == 1 and "PGS 2 it." in verdict.tried[0] and "iteration_cap" in verdict.tried[0]
+
+
+def test_the_reference_is_kept_per_model_bytes_and_tolerance(tmp_path: Path) -> None:
+    slid = _write(tmp_path, "slope.xml", SLOPE.format(solver="PGS", iterations=2))
+    cache = tmp_path / "cache"
+    common = ["--driven", "0.25", "--settled", "0.5", "--keep", "timestep", "--keep", "integrator", "--cache", str(cache)]
+    runs = []
+    for extra in ([], [], ["--tol", "creep_mm=0.5"]):
+        out, written = io.StringIO(), tmp_path / "advice.json"
+        assert cli.main(["advise", str(slid), *common, *extra, "--json", str(written)], out) == 0
+        runs.append(json.loads(written.read_text())["models"][0])
+    cold, warm, other_tol = runs
+    assert not any("from the cache" in n for n in cold["notes"])
+    assert any("from the cache" in n for n in warm["notes"])  # the same bytes, MuJoCo and tolerance: kept
+    assert warm["reference"]["setting"] == cold["reference"]["setting"]
+    assert warm["own"]["errors"] == cold["own"]["errors"]  # measured against the same reference (the
+    # recommendation itself is picked by timed cost, which the machine's load moves)
+    assert not any("from the cache" in n for n in other_tol["notes"])  # another tolerance: measured again
+    assert len(list(cache.glob("reference-*.pkl"))) == 2
+    # another model (one byte of friction changed): measured again
+    _write(tmp_path, "slope.xml", SLOPE.format(solver="PGS", iterations=2).replace('friction="0.5"/>\n<body',
+                                                                                    'friction="0.6"/>\n<body'))
+    out = io.StringIO()
+    assert cli.main(["advise", str(slid), *common, "--json", str(tmp_path / "b.json")], out) == 0
+    assert len(list(cache.glob("reference-*.pkl"))) == 3
