@@ -2,8 +2,8 @@
 model-solver-cap-share, which makes the run again with the cap raised (`solver._uncapped_shift`) and may
 state, instead of "raise the cap until the motion stops changing", the cap that run shows the solves need.
 
-Where it is called: `pytest_physlaw/pack/solver.py` (the `twofold` worker's), in the cap-share law's message,
-from the raised-cap run that `_uncapped_shift` makes (it returns only the shift today).
+Where it is called: `pytest_physlaw/pack/solver.py`, in the cap-share law's message, from the raised-cap run
+that `_uncapped_shift` makes.
 """
 
 from __future__ import annotations

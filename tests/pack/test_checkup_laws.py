@@ -4,6 +4,7 @@ physics; and what a user controls (accepted findings, keyframe, horizon, control
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -335,6 +336,9 @@ def test_an_iteration_cap_is_a_finding_where_it_changes_the_motion_and_counts_on
     _, laws = _run(pytester, "capped.xml", extra=("-k", "iteration_cap or newton_never"))
     cap = _law(laws, "capped.xml", "model-solver-cap-share")
     assert cap["outcome"] == "failed" and [c["quantity"] for c in cap["checks"] if not c["passed"]] == ["cap_motion_shift"]
+    # the advice is the cap the raised run's solves took (one more than the most), not "raise it until..."
+    (why,) = [c["why"] for c in cap["checks"] if c["quantity"] == "cap_motion_shift"]
+    assert re.search(r'set <option iterations="\d+"/> or more \(the most a step\'s solve took', why), why
     assert _law(laws, "capped.xml", "model-newton-iterations")["outcome"] == "passed"
     gymnasium = pytest.importorskip("gymnasium")
     from pathlib import Path
