@@ -15,7 +15,7 @@ several controls or outputs. A disabled actuator group (`opt.disableactuator`) a
 the terms summed (|moment|^T |force|; the force law's terms |gain * input| + |bias|).
 
 Measured:
-`pytest --physlaw-model=MODEL.xml -k readout -s`; see docs/readouts-table.md.
+`pytest --physlaw-model=MODEL.xml -k readout -s`; see docs/second-computations.md ("Readouts").
 """
 
 from __future__ import annotations

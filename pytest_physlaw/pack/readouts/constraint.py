@@ -14,7 +14,7 @@ with the wrong friction or sign breaks them. Contacts with a flex (no body pair)
 terms (|J|^T |f|).
 
 Measured:
-`pytest --physlaw-model=MODEL.xml -k readout -s`; see docs/readouts-table.md.
+`pytest --physlaw-model=MODEL.xml -k readout -s`; see docs/second-computations.md ("Readouts").
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ sensors), velocities relative to a reference object, and delayed or sampled sens
 `sensor_interval`, MuJoCo 3.4 on). Bound: round-off of the quantity's scale (the size of the terms it is made of).
 
 Measured:
-`pytest --physlaw-model=MODEL.xml -k readout -s`; see docs/readouts-table.md.
+`pytest --physlaw-model=MODEL.xml -k readout -s`; see docs/second-computations.md ("Readouts").
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ precision (`RouteSetup.eps`: float32 1e-6, float64 1e-12) times `reference.ENVEL
 terms (|gain * ctrl| + |bias|).
 
 Measured:
-`pytest --physlaw-model=MODEL.xml --physlaw-route=mjx -k readouts -s`; see docs/readouts-table.md.
+`pytest --physlaw-model=MODEL.xml --physlaw-route=mjx -k readouts -s`; see docs/second-computations.md ("Readouts").
 """
 
 from __future__ import annotations

@@ -2,8 +2,11 @@
 same model with one option turned the other way (the second), each with the model's solver, tolerance, iterations
 and the state's warm start. Converged paths reach one minimum (the problem is convex in qacc); each path's own error
 is how far its answer moves when its solve goes on from it, for up to another cap of iterations, to 1e-4 of the
-tolerance,
-and two paths heading for the same answer differ by no more than those errors plus round-off. Used by the modules of
+tolerance, and, for the second path (the one the other is judged against), how far apart that tighter solve lands
+from a cold start and from its warm one: where the minimum lies in a flat valley (an ill-conditioned problem: a stiff
+flex), where it stops within the valley depends on where it starts, by more than continuing it moves it (MuJoCo's
+flex/sphere_trilinear.xml: islands and one solve 1.7e-7 of the acceleration apart, continuing either moving it 0).
+Two paths heading for the same answer differ by no more than those errors plus round-off. Used by the modules of
 this room whose pair is a solver option (`jacobian`, `islands`)."""
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class Pair:
     second: mujoco.MjModel
     first_tight: mujoco.MjModel
     second_tight: mujoco.MjModel
+    second_cold: mujoco.MjModel  # second_tight without the warm start
 
 
 def pair(first: mujoco.MjModel, second: mujoco.MjModel) -> Pair:
@@ -55,7 +59,9 @@ def pair(first: mujoco.MjModel, second: mujoco.MjModel) -> Pair:
         m = copy.copy(model)
         m.opt.tolerance = TIGHTER * float(model.opt.tolerance)
         return m
-    return Pair(first, second, tight(first), tight(second))
+    cold = tight(second)
+    cold.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_WARMSTART)
+    return Pair(first, second, tight(first), tight(second), cold)
 
 
 def iterations(data: mujoco.MjData) -> int:
@@ -115,10 +121,14 @@ def paths_at(models: Pair, state: mujoco.MjData) -> PathsAt:
         return PathsAt(its, capped_apart, apart[0], 0.0, apart[1], 0.0)
     first_on = solve(models.first_tight, state, warm=first.qacc)
     second_on = solve(models.second_tight, state, warm=second.qacc)
-    if not first_on.nefc == second_on.nefc == n:
+    second_cold = solve(models.second_cold, state)
+    if not first_on.nefc == second_on.nefc == second_cold.nefc == n:
         return PathsAt(its, capped_apart, float("inf"), 0.0, float("inf"), 0.0)
-    return PathsAt(its, capped_apart, apart[0], share(first_on.qacc, first.qacc) + share(second_on.qacc, second.qacc),
-                   apart[1], force(first_on.efc_force, first.efc_force) + force(second_on.efc_force, second.efc_force))
+    return PathsAt(its, capped_apart, apart[0],
+                   share(first_on.qacc, first.qacc) + share(second_on.qacc, second.qacc)
+                   + share(second_cold.qacc, second_on.qacc),
+                   apart[1], force(first_on.efc_force, first.efc_force) + force(second_on.efc_force, second.efc_force)
+                   + force(second_cold.efc_force, second_on.efc_force))
 
 
 def judge(law: Any, model: mujoco.MjModel, found: list[PathsAt], first: str, second: str, change: str) -> None:
