@@ -178,10 +178,12 @@ def subcommands() -> set[str]:
 
 
 def pack_laws() -> dict[str, str]:
-    """The model pack's law ids (`@pytest.mark.law("model-...")` in pytest_physlaw/pack/*.py), each with its
-    test's docstring's first line."""
+    """The model pack's law ids (`@pytest.mark.law("model-...")` in pytest_physlaw/pack/, its rooms' packages
+    included, the routes' apart: `route_laws`), each with its test's docstring's first line."""
     found = {}
-    for path, tree in modules(PACKAGE / "pack"):
+    pack = PACKAGE / "pack"
+    rooms = [pack, *(d for d in sorted(pack.iterdir()) if (d / "__init__.py").is_file() and d.name != "routes")]
+    for path, tree in (m for room in rooms for m in modules(room)):
         for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
             for d in fn.decorator_list:
                 if isinstance(d, ast.Call) and ast.unparse(d.func) == "pytest.mark.law" and d.args \
