@@ -6,6 +6,7 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `energy`: passive forces dissipate; no energy gained in passive motion; a floating base's momentum in
   free flight.
 - `inverse`: forward and inverse dynamics agree (mj_inverse returns the forces that produced qacc).
+- `muscles`: a muscle only pulls, at any length, velocity and activation the runs reach.
 - `gravcomp`: gravity compensation applies -gravcomp m g at each compensated body's centre of mass.
 - `wrenches`: the constraint wrenches booked on bodies (cfrc_ext, what force sensors read) are the solver's.
 - `transmission`: each actuator's moment arm is the derivative of its length (virtual work).
@@ -74,6 +75,7 @@ from pytest_physlaw.pack.ground import (  # noqa: F401
 from pytest_physlaw.pack.gravcomp import test_gravcomp_lifts_the_compensated_weight  # noqa: F401
 from pytest_physlaw.pack.inertia import test_inertia_is_matter_within_the_robot, test_links_are_no_denser_than_osmium  # noqa: F401
 from pytest_physlaw.pack.inverse import test_inverse_dynamics_returns_the_forces  # noqa: F401
+from pytest_physlaw.pack.muscles import test_muscles_only_pull  # noqa: F401
 from pytest_physlaw.pack.proxies import test_scalar_proxy_error_along_the_axis, test_tensor_proxy_answers_like_the_body  # noqa: F401
 from pytest_physlaw.pack.readouts.actuation import (  # noqa: F401
     test_actuator_force_is_the_force_law,
