@@ -24,8 +24,9 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from pytest_physlaw.pack import runs
+from pytest_physlaw import kit
 from pytest_physlaw.advise.setting import Setting
+from pytest_physlaw.pack import runs
 
 STEP_CLOCK = [0.0]  # wall s spent in mj_step by the current observation (the rough cost: the engine's time only)
 FORCE_WINDOW = 0.1  # s of the settled run's end over which contact forces are averaged (soft contacts ring)
@@ -55,20 +56,9 @@ class Observation:
 
 
 def step_capped(model: mujoco.MjModel, data: mujoco.MjData) -> bool:
-    """Whether the cap stopped an island's solve of the last step before MuJoCo's stopping test was met (its last
-    `mjData.solver` entry below `opt.tolerance`: the improvement, or for CG and Newton the gradient too)."""
-    cap, tolerance = int(model.opt.iterations), float(model.opt.tolerance)
-    primal = int(model.opt.solver) != int(mujoco.mjtSolver.mjSOL_PGS)
-    for island in range(min(max(int(data.nisland), 1), mujoco.mjNISLAND)):
-        n = int(data.solver_niter[island])
-        if n < cap:
-            continue
-        if n > mujoco.mjNSOLVER:
-            return True
-        last = data.solver[island * mujoco.mjNSOLVER + n - 1]
-        if not (last.improvement < tolerance or (primal and last.gradient < tolerance)):
-            return True
-    return False
+    """Whether the cap stopped an island's solve of the last step before MuJoCo's stopping test was met: the scene
+    kit's own test (`fixtures.settled.step_capped`), which the lesson's laws count capped steps with."""
+    return bool(kit.scenes("settled").step_capped(model, data))
 
 
 def _step(m: mujoco.MjModel, data: mujoco.MjData) -> None:
