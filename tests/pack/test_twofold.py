@@ -129,3 +129,13 @@ def test_each_pair_holds_and_fails_under_its_fault(pytester: pytest.Pytester, mo
     record = _record(pytester, "model.xml", keyword, law_id)
     assert record["outcome"] == "failed", record
     assert quantity in {c["quantity"] for c in record["checks"] if not c["passed"]}, record
+
+
+def test_the_paths_compare_the_solve_not_the_noslip_pass_after_it(pytester: pytest.Pytester) -> None:
+    """gymnasium-robotics' Adroit door (noslip_iterations 20): the noslip pass's fixed sweeps, which islands order
+    otherwise, read 138x the island law's bound before the paths were compared without it."""
+    robotics = pytest.importorskip("gymnasium_robotics")
+    hand = Path(robotics.__file__).parent / "envs" / "assets" / "adroit_hand"
+    shutil.copytree(hand, pytester.path / "adroit_hand")
+    record = _record(pytester, "adroit_hand/adroit_door.xml", "islands", "model-island-paths-agree")
+    assert record["outcome"] == "passed", record
