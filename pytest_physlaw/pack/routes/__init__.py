@@ -313,6 +313,11 @@ def test_route_runs_the_model(law, pack_model, route_case, route_run) -> None:
                   why=f"most constraint rows a world had ({run.rows_max}) over njmax ({rows})")
 
 
+def noted(run: RouteRun) -> str:
+    """The route's own notes on how it ran (a GPU's reduced matmul precision, a capacity filled), for a message."""
+    return "; " + "; ".join(run.notes) if run.notes else ""
+
+
 @route_law("model-route-step")
 def test_one_route_step_agrees_with_c(law, pack_model, route_case, route_run, route_reference) -> None:
     """From the same states (the settled start, and a moving state of a seeded-control run), one route step
@@ -336,7 +341,7 @@ def test_one_route_step_agrees_with_c(law, pack_model, route_case, route_run, ro
         law.check(f"{name}_over_c_spread", np.array(ratios[name]), le=STEP_BOUND, drift=RATIO_DRIFT, drift_abs=1.0,
                   why=f"[settled start, moving state at C step {ref.moving_at}]: route minus C "
                       f"{', '.join(f'{d:.3g}' for d in devs[name])} against C's spread at {eps:g} relative "
-                      f"{', '.join(f'{s:.3g}' for s in spreads[name])}{timing}")
+                      f"{', '.join(f'{s:.3g}' for s in spreads[name])}{timing}{noted(run)}")
 
 
 @route_law("model-route-trajectory")
@@ -363,7 +368,7 @@ def test_route_trajectory_stays_in_c_envelope(law, pack_model, route_case, route
             first = (out[0], f"{ref.worlds[w].name} leaves first at {_where(model, leave, out, run.timestep)}")
     law.check("trajectory_over_c_envelope", np.array(worst), le=ENVELOPE, drift=RATIO_DRIFT, drift_abs=1.0,
               why=(first[1] + "; " if first else "") + "; ".join(where)
-              + f" ({run.steps} route steps, {route_case.setup.describe()})")
+              + f" ({run.steps} route steps, {route_case.setup.describe()}){noted(run)}")
 
 
 @route_law("model-route-settled")

@@ -170,7 +170,8 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
         before = [with_start(np.stack([getattr(w, k) for w in worlds]), v)[:, -2] for k, v in
                   (("qpos", qpos), ("qvel", qvel), ("act", act))]
         force = _c_actuator_force(mjm, *before, np.stack([w.ctrl[-1] for w in worlds]))
-    overflow, notes = {}, []
+    overflow = {}
+    notes = [n for n in (route.reduced_matmul(route.device_kind(), setup.precision),) if n]
     if cap_points > 0 or numeric(mjm, "max_geom_pairs") > 0:
         filled = int(np.count_nonzero(full))
         dropped = _dropped_steps(mjm, qpos, full, cap_points) if filled else 0
