@@ -285,3 +285,19 @@ def test_float32_where_the_model_needs_more_fails_law_2(pytester: pytest.Pyteste
     if route == "mjx":
         result, laws = _run(pytester, FAR, route, ini={"physlaw_route_precision": "float64"})
         assert not _failed(laws, route), result.stdout.str()
+
+
+MUSCLE_ARM = """<mujoco><option integrator="{integrator}"/><worldbody><body><joint name="j" axis="0 1 0"/>
+  <geom size="0.1" mass="1"/></body></worldbody><actuator>{actuator}</actuator></mujoco>"""
+
+
+@pytest.mark.parametrize("integrator, actuator, named", [
+    ("implicitfast", '<muscle joint="j"/>', "implicitfast with 1 muscle(s)"),
+    ("Euler", '<muscle joint="j"/>', None),
+    ("implicitfast", '<position joint="j" kp="10" kv="1"/>', None),
+])
+def test_mjxs_undifferentiated_muscles_are_named_where_they_apply(integrator, actuator, named) -> None:
+    mjx_route = pytest.importorskip("pytest_physlaw.pack.routes.mjx", exc_type=ImportError)
+    model = mujoco.MjModel.from_xml_string(MUSCLE_ARM.format(integrator=integrator, actuator=actuator))
+    note = mjx_route.muscles_undifferentiated(model)
+    assert (note is None) if named is None else (named in note)

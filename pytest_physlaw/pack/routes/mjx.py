@@ -113,6 +113,19 @@ def rollout(cap_points: int):
     return _ROLLOUTS[cap_points]
 
 
+def muscles_undifferentiated(mjm: mujoco.MjModel) -> str | None:
+    """Where MJX's implicit step is not C's: mujoco-mjx's velocity derivative (`mjx/_src/derivative.py`, 3.14.0)
+    takes the affine gains' and biases' velocity terms only, where MuJoCo C's also differentiates a muscle's
+    force-velocity curve. Measured (the corpus's muscle arm, implicitfast, one step from a moving state, float64):
+    qvel 1.4e-3 from C; the same arm on Euler 5.7e-14, without its muscle 1.4e-17."""
+    muscles = int(np.count_nonzero(np.asarray(mjm.actuator_gaintype) == int(mujoco.mjtGain.mjGAIN_MUSCLE)))
+    if not muscles or mjm.opt.integrator != int(mujoco.mjtIntegrator.mjINT_IMPLICITFAST):
+        return None
+    return (f"the model steps implicitfast with {muscles} muscle(s): MJX's implicit derivative leaves out the "
+            "muscles' force-velocity term that MuJoCo C's includes, so its step is not C's (the Euler integrator "
+            "steps alike on both)")
+
+
 def traced(mjm: mujoco.MjModel, cap_points: int, precision: str, args: tuple):
     """The batch as a function of its flat input arrays, compiled. MJX's step takes long to trace for a model
     with many geom pairs (Menagerie's Panda with a cube: ~100 s here, where the compiled step loads from
@@ -171,7 +184,8 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
                   (("qpos", qpos), ("qvel", qvel), ("act", act))]
         force = _c_actuator_force(mjm, *before, np.stack([w.ctrl[-1] for w in worlds]))
     overflow = {}
-    notes = [n for n in (route.reduced_matmul(route.device_kind(), setup.precision),) if n]
+    notes = [n for n in (route.reduced_matmul(route.device_kind(), setup.precision), muscles_undifferentiated(mjm))
+             if n]
     if cap_points > 0 or numeric(mjm, "max_geom_pairs") > 0:
         filled = int(np.count_nonzero(full))
         dropped = _dropped_steps(mjm, qpos, full, cap_points) if filled else 0
