@@ -287,7 +287,7 @@ def test_float32_where_the_model_needs_more_fails_law_2(pytester: pytest.Pyteste
         assert not _failed(laws, route), result.stdout.str()
 
 
-MUSCLE_ARM = """<mujoco><option integrator="{integrator}"/><worldbody><body><joint name="j" axis="0 1 0"/>
+MUSCLE_ARM = """<mujoco><option integrator="{integrator}"/><worldbody><body><joint name="j" axis="0 1 0" range="-1 1"/>
   <geom size="0.1" mass="1"/></body></worldbody><actuator>{actuator}</actuator></mujoco>"""
 
 
