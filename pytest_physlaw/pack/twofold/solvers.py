@@ -1,0 +1,94 @@
+"""Each solver converged, at the states the model moves through: the constrained problem MuJoCo solves at a state is
+convex in qacc with one minimum, so two solvers run cold to convergence reach the same qacc there: the model's
+own solver at tolerance 1e-12 that of Newton at 1e-14 (CG's, where the model's own is Newton), whatever the state: at a joint limit, under a saturated actuator, in self-contact, as at
+rest. Source: MuJoCo's documentation (Computation: the constraint solver); Lesson 20.2, part 1 (the measure).
+
+`model-solvers-agree` compares the solvers at the settled end; this law takes the same pair to the loaded states
+of `twofold_states` (the driven and reaching runs': where the constraint force is largest), where a release's
+solver path for limits, equalities or many contacts is exercised and rest is not.
+
+Measured: `pytest --physlaw-model=MODEL.xml -k solvers_agree_in_motion`; figures in docs/second-computations.md.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import mujoco
+import numpy as np
+import pytest
+
+from pytest_physlaw.pack import measure
+
+SOURCE = "MuJoCo documentation, Computation (constraint solver); Lesson 20.2, part 1"
+LOADED = 4  # states compared: those with the largest constraint force (each costs two converged cold solves)
+AGREE = 1e-5  # 10 sqrt(1e-12): a cost within eps of its minimum leaves about sqrt(eps) of the correction
+SOLVER_NAMES = {int(code): name for name, code in measure.SOLVERS.items()}
+
+
+def loaded(states: list[mujoco.MjData], count: int = LOADED) -> list[mujoco.MjData]:
+    """The `count` states with the largest constraint force (|qfrc_constraint|), the most loaded first."""
+    load = [float(np.linalg.norm(s.qfrc_constraint)) for s in states]
+    order = sorted(range(len(states)), key=lambda i: -load[i])
+    return [states[i] for i in order[:count] if load[i] > 0]
+
+
+def solve(model: mujoco.MjModel, state: mujoco.MjData, solver: str, iterations: int,
+          tolerance: float) -> mujoco.MjData:
+    """One cold `mj_forward` at `state` (its positions, velocities, activations, controls and applied forces) with
+    `solver` at `iterations` and `tolerance`, the model's other options kept, noslip off (a pass after the solve)."""
+    m = copy.copy(model)
+    m.opt.solver, m.opt.iterations, m.opt.tolerance = measure.SOLVERS[solver], iterations, tolerance
+    m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_WARMSTART)
+    m.opt.noslip_iterations = 0
+    data = copy.copy(state)
+    mujoco.mj_forward(m, data)
+    return data
+
+
+def second_solver(own: str) -> str:
+    """The solver compared with Newton's converged reference: the model's own, or CG where that is Newton (Newton
+    against itself would compare one algorithm with itself)."""
+    return "CG" if own == "Newton" else own
+
+
+def share_off(model: mujoco.MjModel, state: mujoco.MjData, own: str) -> tuple[float, bool, float]:
+    """(|qacc_own - qacc_ref| / |qacc_smooth - qacc_ref|, whether `own`'s solve converged before its cap, the
+    scale) at `state`; the share is 0 where there is no constraint correction."""
+    ref = solve(model, state, "Newton", *measure.REFERENCE)
+    scale = float(np.linalg.norm(ref.qacc_smooth - ref.qacc))
+    iterations, tolerance = measure.CONVERGED[own]
+    data = solve(model, state, own, iterations, tolerance)
+    converged = bool(np.all(data.solver_niter[: max(int(data.nisland), 1)] < iterations))
+    share = float(np.linalg.norm(data.qacc - ref.qacc)) / scale if scale > 0 else 0.0
+    return share, converged, scale
+
+
+@pytest.mark.law("model-solvers-agree-in-motion", source=SOURCE)
+def test_converged_solvers_agree_where_the_model_moves(law, pack_model, twofold_states, model_case) -> None:
+    """At the most loaded of the states the model moves through (joint limits, saturation, self-contact), the
+    model's own solver (CG where that is Newton) run cold to tolerance 1e-12 reaches the qacc of Newton at 1e-14
+    within 1e-5 of the constraint correction (10 sqrt(1e-12)); a state where it does not converge in its
+    iterations (PGS 2000, CG 500) is counted, not compared."""
+    model = pack_model.model
+    if int(model.opt.solver) not in SOLVER_NAMES:
+        pytest.skip(f"{model_case}: solver {int(model.opt.solver)} is none of PGS, CG, Newton")
+    own = second_solver(SOLVER_NAMES[int(model.opt.solver)])
+    states = loaded(twofold_states)
+    if not states:
+        pytest.skip(f"{model_case}: no constraint force at any state the runs reached")
+    try:
+        found = [(share_off(model, s, own), float(s.time)) for s in states]
+    except mujoco.FatalError as exc:  # IPC on 3.14 refuses Newton: no converged reference
+        pytest.skip(f"{model_case}: MuJoCo will not solve it with Newton, the converged reference ({exc})")
+    compared = [(share, t) for (share, ok, scale), t in found if ok and scale > 0]
+    stalled = [t for (_, ok, _), t in found if not ok]
+    worst = max(compared, default=(0.0, float("nan")))
+    law.check(f"{own}_share", np.array([s for s, _ in compared] or [0.0]), le=AGREE, drift_abs=AGREE,
+              why=f"the worst of {len(compared)} loaded states at t = {worst[1]:.3g} s: {own} converged, "
+                  f"{worst[0]:.3g} of the constraint correction off Newton at 1e-14"
+                  + (f"; not converged in {measure.CONVERGED[own][0]} iterations at t = "
+                     f"{', '.join(f'{t:.3g}' for t in stalled)} s (not compared)" if stalled else ""))
+    law.check(f"{own}_stalled_states", len(stalled), ge=0, le=len(found), drift_abs=0.5,
+              why=f"of the {len(found)} most loaded states, those where {own} did not converge to 1e-12 in "
+                  f"{measure.CONVERGED[own][0]} iterations (recorded for the gate)")
