@@ -1,0 +1,206 @@
+"""A mesh's mass and inertia from its own triangles: where the mass and inertia come from the geometry
+(`inertiafromgeom`), MuJoCo's compiler gives a mesh geom its density times the volume the mesh encloses, and the
+inertia of that uniform solid. Source: MuJoCo's XML reference (compiler/inertiafromgeom, asset/mesh/inertia: "legacy"
+and "exact" compute the solid's volume and inertia; "legacy", the default, over-counts a non-convex mesh) and the
+divergence theorem (a closed surface's volume and second moments are sums over its triangles' tetrahedra).
+
+The second computation: the volume, centre and inertia of the solid, summed over the triangles of the compiled mesh
+(`mesh_vert`, `mesh_face`), against MuJoCo's own compile of that mesh alone: a probe model, one free body holding one
+geom of the mesh (given inline, the compiled vertices and faces) at density 1000, whose `body_mass` and
+`body_inertia` are the compiler's answer. Judged: each mesh a geom uses whose surface is closed and consistently
+oriented outward (every edge shared by two faces running it opposite ways; volume > 0), in MuJoCo's exact mode, and
+also in its default legacy mode where the mesh is star-shaped about its surface's and its volume's centre (each
+face's pyramid volume about both >= 0: there legacy's positive pyramids are the signed ones, and legacy's volume is
+the enclosed one). Open, non-manifold and misoriented meshes (real CAD exports often are) enclose no volume and are
+not judged, nor is a mesh of more than `MAX_FACES` faces. Shell and convex-hull inertia are not judged.
+
+Bound: the compiled vertices are float32, and MuJoCo 3.0 to 3.2 compile meshes in float32, so the two computations
+may differ by moving each vertex by a float32 rounding (eps32 = 1.2e-7 of the mesh's radius R): the volume by the
+surface's area A times that, the principal moments by 3 A eps32 R^3 (the r^2 weighting and the centre's shift); the
+law allows 10 times each, at density 1000.
+
+Measured: `pytest-physlaw check MODEL.xml -k mesh_mass`; figures in docs/second-computations.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import mujoco
+import numpy as np
+import pytest
+
+from pytest_physlaw import mujoco_versions
+
+SOURCE = ("MuJoCo XML reference (compiler/inertiafromgeom, asset/mesh/inertia); the divergence theorem over the "
+          "compiled mesh's triangles")
+DENSITY = 1000.0  # kg/m^3, the probes' density
+EPS32 = float(np.finfo(np.float32).eps)
+C = 10.0  # the bound over one float32 rounding of every vertex
+MAX_FACES = 200_000  # larger meshes are not probed: a probe's compile of one costs a second or more
+_PROBES: dict[tuple[str, str], tuple[float, np.ndarray] | str] = {}  # (mode, mesh digest) -> (mass, moments) | error
+
+
+class Solid:
+    """The uniform solid of density 1 a closed, outward-oriented triangle surface encloses, by the divergence
+    theorem: each face (a, b, c) with the origin spans a tetrahedron of signed volume a . (b x c) / 6, whose second
+    moment about the origin is vol / 20 (a a^T + b b^T + c c^T + s s^T), s = a + b + c."""
+
+    def __init__(self, vertices: np.ndarray, faces: np.ndarray) -> None:
+        a, b, c = (vertices[faces[:, k]] for k in range(3))
+        cross = np.cross(b - a, c - a)
+        self.areas = 0.5 * np.linalg.norm(cross, axis=1)
+        self.area = float(self.areas.sum())
+        tet = np.einsum("ij,ij->i", a, np.cross(b, c)) / 6.0
+        self.volume = float(tet.sum())
+        s = a + b + c
+        self.centre = (tet[:, None] * s).sum(axis=0) / (4.0 * self.volume) if self.volume > 0 else np.zeros(3)
+        second = np.einsum("i,ij,ik->jk", tet / 20.0, a, a) + np.einsum("i,ij,ik->jk", tet / 20.0, b, b) \
+            + np.einsum("i,ij,ik->jk", tet / 20.0, c, c) + np.einsum("i,ij,ik->jk", tet / 20.0, s, s)
+        second -= self.volume * np.outer(self.centre, self.centre)  # about the centre of mass
+        self.moments = np.sort(np.linalg.eigvalsh(np.trace(second) * np.eye(3) - second))
+        self.radius = float(np.max(np.linalg.norm(vertices - self.centre, axis=1)))
+        # how far legacy's positive pyramids (about the surface's area centre, then about the centre of mass)
+        # would over-count: 0 for a mesh star-shaped about both
+        surface_centre = (self.areas[:, None] * s / 3.0).sum(axis=0) / max(self.area, 1e-300)
+        self.legacy_excess = max(_negative_pyramids(a, b, c, cross, surface_centre),
+                                 _negative_pyramids(a, b, c, cross, self.centre))
+
+
+def _negative_pyramids(a: np.ndarray, b: np.ndarray, c: np.ndarray, cross: np.ndarray, apex: np.ndarray) -> float:
+    """Twice the volume of the faces' pyramids about `apex` that come out negative (what taking each positive adds)."""
+    signed = np.einsum("ij,ij->i", (a + b + c) / 3.0 - apex, cross) / 6.0
+    return float(-2.0 * signed[signed < 0].sum())
+
+
+def closed_and_outward(faces: np.ndarray) -> bool:
+    """Every directed edge of the faces appears once and its reverse once: a closed, consistently oriented surface
+    (the sign of its volume then says which way it faces)."""
+    edges = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])
+    if np.any(edges[:, 0] == edges[:, 1]):
+        return False
+    directed = np.unique(edges, axis=0)
+    if len(directed) != len(edges):
+        return False
+    reverse = np.unique(edges[:, ::-1], axis=0)
+    return bool(np.array_equal(directed, reverse))
+
+
+def mesh_surface(model: mujoco.MjModel, mesh: int) -> tuple[np.ndarray, np.ndarray]:
+    """(vertices, faces) of compiled mesh `mesh`: float64 copies of its float32 vertices, and its faces' indices."""
+    va, vn = int(model.mesh_vertadr[mesh]), int(model.mesh_vertnum[mesh])
+    fa, fn = int(model.mesh_faceadr[mesh]), int(model.mesh_facenum[mesh])
+    return np.array(model.mesh_vert[va:va + vn], dtype=float), np.array(model.mesh_face[fa:fa + fn], dtype=int)
+
+
+def probe(vertices: np.ndarray, faces: np.ndarray, mode: str) -> tuple[float, np.ndarray] | str:
+    """MuJoCo's compile of this mesh alone in `mode` ("legacy", "exact"): (the mass of one geom of it at density
+    1000, its principal moments sorted), or the compiler's error. Cached per mesh and mode for the process."""
+    attributes = mujoco_versions.mesh_inertia_attributes(mode)
+    if attributes is None:
+        return f"MuJoCo {mujoco.__version__} has no {mode} mesh inertia"
+    digest = hashlib.sha1(np.ascontiguousarray(vertices, dtype=np.float32).tobytes()
+                          + np.ascontiguousarray(faces, dtype=np.int32).tobytes()).hexdigest()
+    key = (mode, digest)
+    if key not in _PROBES:
+        compiler, mesh = attributes
+        vert = " ".join(f"{x:.9g}" for x in np.asarray(vertices, dtype=np.float32).ravel())
+        face = " ".join(str(i) for i in faces.ravel())
+        xml = (f'<mujoco><compiler inertiafromgeom="true" {compiler}/><asset><mesh name="probe" {mesh} '
+               f'vertex="{vert}" face="{face}"/></asset><worldbody><body><freejoint/><geom type="mesh" '
+               f'mesh="probe" density="{DENSITY:g}" contype="0" conaffinity="0"/></body></worldbody></mujoco>')
+        try:
+            compiled = mujoco.MjModel.from_xml_string(xml)
+            _PROBES[key] = (float(compiled.body_mass[1]), np.sort(np.array(compiled.body_inertia[1], dtype=float)))
+        except ValueError as exc:  # the compiler refuses the mesh in this mode: said, not judged
+            _PROBES[key] = str(exc).strip().splitlines()[0]
+    return _PROBES[key]
+
+
+def mesh_errors(vertices: np.ndarray, faces: np.ndarray, solid: Solid, mode: str) -> tuple[float, float] | str:
+    """(|mass - density V| over its bound, max |moment - density I| over its bound) of `mode`'s probe, or why the
+    probe gave no answer."""
+    answer = probe(vertices, faces, mode)
+    if isinstance(answer, str):
+        return answer
+    mass, moments = answer
+    mass_bound = C * EPS32 * DENSITY * solid.area * solid.radius
+    inertia_bound = C * 3 * EPS32 * DENSITY * solid.area * solid.radius ** 3
+    mass_err = abs(mass - DENSITY * solid.volume) / mass_bound
+    inertia_err = float(np.max(np.abs(moments - DENSITY * solid.moments))) / inertia_bound
+    # a non-finite answer never passes
+    return (mass_err if np.isfinite(mass_err) else np.inf, inertia_err if np.isfinite(inertia_err) else np.inf)
+
+
+def judged_meshes(model: mujoco.MjModel) -> tuple[list[tuple[int, np.ndarray, np.ndarray, Solid]], list[str]]:
+    """The meshes a geom uses that enclose a solid ((id, vertices, faces, solid)), and a line for each left out."""
+    used = sorted({int(i) for i in model.geom_dataid[model.geom_type == mujoco.mjtGeom.mjGEOM_MESH] if i >= 0})
+    judged, left = [], []
+    for mesh in used:
+        name = model.mesh(mesh).name or f"mesh {mesh}"
+        vertices, faces = mesh_surface(model, mesh)
+        if len(faces) > MAX_FACES:
+            left.append(f"{name!r} ({len(faces)} faces, over {MAX_FACES})")
+            continue
+        if len(faces) < 4 or not closed_and_outward(faces):
+            left.append(f"{name!r} (open or inconsistently oriented: it encloses no volume)")
+            continue
+        solid = Solid(vertices, faces)
+        if not solid.volume > 0:
+            left.append(f"{name!r} (its faces point inward: volume {solid.volume:.3g} m^3)")
+            continue
+        judged.append((mesh, vertices, faces, solid))
+    return judged, left
+
+
+@pytest.mark.law("model-mesh-mass", source=SOURCE)
+def test_mesh_mass_is_density_times_volume(law, pack_model, model_case) -> None:
+    """Each closed mesh a geom uses weighs its density times the volume it encloses, with the inertia of that
+    solid, as MuJoCo's compiler computes them (exact mode; legacy, the default, where the mesh is star-shaped about
+    its centres): a probe of the mesh alone at density 1000 against the divergence theorem over its triangles."""
+    model = pack_model.model
+    judged, left = judged_meshes(model)
+    if not judged:
+        pytest.skip(f"{model_case}: no closed, outward-oriented mesh is used by a geom"
+                    + (f" (left out: {'; '.join(left[:5])}{' ...' if len(left) > 5 else ''})" if left else ""))
+    worst = {"mass": (0.0, ""), "inertia": (0.0, "")}
+    refused, probes = [], 0
+    for mesh, vertices, faces, solid in judged:
+        name = model.mesh(mesh).name or f"mesh {mesh}"
+        modes = ["exact"] + (["legacy"] if solid.legacy_excess <= 0.1 * _volume_bound(solid) else [])
+        for mode in modes:
+            errors = mesh_errors(vertices, faces, solid, mode)
+            if isinstance(errors, str):
+                refused.append(f"{name!r} in {mode} mode: {errors}")
+                continue
+            probes += 1
+            for key, err in zip(("mass", "inertia"), errors):
+                if err >= worst[key][0] or not worst[key][1]:
+                    worst[key] = (err, _said(name, mode, solid, vertices, faces, key))
+    if not probes:
+        pytest.skip(f"{model_case}: MuJoCo {mujoco.__version__} compiled none of its closed meshes alone: "
+                    + "; ".join(refused[:3]))
+    notes = f"{len(judged)} closed meshes, {probes} probes" + (f"; left out {len(left)}" if left else "") \
+        + (f"; refused {'; '.join(refused[:2])}" if refused else "")
+    defect = (f"failing, an engine defect of MuJoCo {mujoco.__version__} (not the model's): its compiler weighs the "
+              "mesh other than its density times the solid it encloses")
+    law.check("mass_apart_over_round_off", worst["mass"][0], le=1.0, drift_abs=1.0,
+              why=f"|probe mass - density x enclosed volume| over 10 float32 roundings of the vertices (10 eps32 "
+                  f"density area radius); worst {worst['mass'][1]} ({notes}); {defect}")
+    law.check("inertia_apart_over_round_off", worst["inertia"][0], le=1.0, drift_abs=1.0,
+              why=f"largest principal moment apart from the solid's (divergence theorem) over 30 eps32 density area "
+                  f"radius^3; worst {worst['inertia'][1]}; {defect}")
+
+
+def _volume_bound(solid: Solid) -> float:
+    return C * EPS32 * solid.area * solid.radius
+
+
+def _said(name: str, mode: str, solid: Solid, vertices: np.ndarray, faces: np.ndarray, key: str) -> str:
+    answer = probe(vertices, faces, mode)
+    mass, moments = answer if not isinstance(answer, str) else (np.nan, np.full(3, np.nan))
+    if key == "mass":
+        return (f"{name!r} ({mode} mode): {mass:.6g} kg at {DENSITY:g} kg/m^3 against {DENSITY * solid.volume:.6g} "
+                f"(volume {solid.volume:.6g} m^3, ratio {mass / (DENSITY * solid.volume):.6g})")
+    return (f"{name!r} ({mode} mode): moments {np.array2string(moments, precision=6)} against the solid's "
+            f"{np.array2string(DENSITY * solid.moments, precision=6)} kg m^2")
