@@ -8,11 +8,12 @@ The second computation: the volume, centre and inertia of the solid, summed over
 (`mesh_vert`, `mesh_face`), against MuJoCo's own compile of that mesh alone: a probe model, one free body holding one
 geom of the mesh (given inline, the compiled vertices and faces) at density 1000, whose `body_mass` and
 `body_inertia` are the compiler's answer. Judged: each mesh a geom uses whose surface is closed and consistently
-oriented outward (every edge shared by two faces running it opposite ways; volume > 0), in MuJoCo's exact mode, and
-also in its default legacy mode where the mesh is star-shaped about its surface's and its volume's centre (each
-face's pyramid volume about both >= 0: there legacy's positive pyramids are the signed ones, and legacy's volume is
-the enclosed one). Open, non-manifold and misoriented meshes (real CAD exports often are) enclose no volume and are
-not judged, nor is a mesh of more than `MAX_FACES` faces. Shell and convex-hull inertia are not judged.
+oriented (every edge shared by two faces running it opposite ways), once: in MuJoCo's default legacy mode where the
+mesh is star-shaped about its surface's and its volume's centre (each face's pyramid volume about both >= 0: there
+legacy's positive pyramids are the signed ones, and legacy's volume is the enclosed one; a closed mesh turned inward
+too, whose pyramids legacy turns positive), else in exact mode (outward meshes). Open, non-manifold and
+inconsistently oriented meshes (real CAD exports often are) enclose no volume and are not judged, nor is a mesh of
+more than `MAX_FACES` faces. Shell and convex-hull inertia are not judged.
 
 Bound: the compiled vertices are float32, and MuJoCo 3.0 to 3.2 compile meshes in float32, so the two computations
 may differ by moving each vertex by a float32 rounding (eps32 = 1.2e-7 of the mesh's radius R): the volume by the
@@ -158,8 +159,14 @@ def judged_meshes(model: mujoco.MjModel) -> tuple[list[tuple[int, np.ndarray, np
             left.append(f"{name!r} (open or inconsistently oriented: it encloses no volume)")
             continue
         solid = Solid(vertices, faces)
+        if solid.volume < 0:  # closed but turned inward: legacy's positive pyramids still weigh it, where star-shaped
+            solid = Solid(vertices, faces[:, ::-1])
+            if solid_mode(solid) != "legacy":
+                left.append(f"{name!r} (its faces point inward and it is not star-shaped: only exact mode would "
+                            "weigh it, and exact refuses an inward mesh)")
+                continue
         if not solid.volume > 0:
-            left.append(f"{name!r} (its faces point inward: volume {solid.volume:.3g} m^3)")
+            left.append(f"{name!r} (no volume: {solid.volume:.3g} m^3)")
             continue
         judged.append((mesh, vertices, faces, solid))
     return judged, left
