@@ -111,23 +111,34 @@ def probe(vertices: np.ndarray, faces: np.ndarray, mode: str) -> tuple[float, np
     key = (mode, digest)
     if key not in _PROBES:
         compiler, mesh = attributes
-        # the float32 values written exactly (a double's repr of each)
-        vert = " ".join(map(repr, np.asarray(vertices, dtype=np.float32).astype(float).ravel().tolist()))
-        face = " ".join(map(str, faces.ravel().tolist()))
-        xml = (f'<mujoco><compiler inertiafromgeom="true" {compiler}/><asset><mesh name="probe" {mesh} '
-               f'vertex="{vert}" face="{face}"/></asset><worldbody><body><freejoint/><geom type="mesh" '
-               f'mesh="probe" density="{DENSITY:g}" contype="0" conaffinity="0"/></body></worldbody></mujoco>')
+        # the compiled float32 vertices and the faces handed over exactly, as MuJoCo's binary .msh (every release
+        # reads it; no text to format); inline text where a release would not
+        blob = (np.array([len(vertices), 0, 0, len(faces)], dtype=np.int32).tobytes()
+                + np.ascontiguousarray(vertices, dtype=np.float32).tobytes()
+                + np.ascontiguousarray(faces, dtype=np.int32).tobytes())
         try:
-            compiled = compile_probe(xml)
-            _PROBES[key] = (float(compiled.body_mass[1]), np.sort(np.array(compiled.body_inertia[1], dtype=float)))
-        except ValueError as exc:  # the compiler refuses the mesh in this mode: said, not judged
-            _PROBES[key] = str(exc).strip().splitlines()[0]
+            compiled = compile_probe(_probe_xml(compiler, f'{mesh} file="probe.msh"'), {"probe.msh": blob})
+        except ValueError:
+            vert = " ".join(map(repr, np.asarray(vertices, dtype=np.float32).astype(float).ravel().tolist()))
+            face = " ".join(map(str, faces.ravel().tolist()))
+            try:
+                compiled = compile_probe(_probe_xml(compiler, f'{mesh} vertex="{vert}" face="{face}"'))
+            except ValueError as exc:  # the compiler refuses the mesh in this mode: said, not judged
+                _PROBES[key] = str(exc).strip().splitlines()[0]
+                return _PROBES[key]
+        _PROBES[key] = (float(compiled.body_mass[1]), np.sort(np.array(compiled.body_inertia[1], dtype=float)))
     return _PROBES[key]
 
 
-def compile_probe(xml: str) -> mujoco.MjModel:
+def _probe_xml(compiler: str, mesh: str) -> str:
+    return (f'<mujoco><compiler inertiafromgeom="true" {compiler}/><asset><mesh name="probe" {mesh}/></asset>'
+            f'<worldbody><body><freejoint/><geom type="mesh" mesh="probe" density="{DENSITY:g}" contype="0" '
+            'conaffinity="0"/></body></worldbody></mujoco>')
+
+
+def compile_probe(xml: str, assets: dict[str, bytes] | None = None) -> mujoco.MjModel:
     """MuJoCo's compile of a probe model (one place, where a test injects a fault)."""
-    return mujoco.MjModel.from_xml_string(xml)
+    return mujoco.MjModel.from_xml_string(xml, assets or {})
 
 
 def mesh_errors(vertices: np.ndarray, faces: np.ndarray, solid: Solid, mode: str) -> tuple[float, float] | str:

@@ -75,8 +75,8 @@ def test_sound_meshes_weigh_their_density_times_their_volume(pytester: pytest.Py
 
 
 def _inertia_box_mass(real):
-    def faulty(xml: str) -> mujoco.MjModel:  # MuJoCo 3.0.0: the mass from the equivalent inertia box's volume
-        model = real(xml)
+    def faulty(xml: str, assets=None) -> mujoco.MjModel:  # MuJoCo 3.0.0: the mass from the inertia box's volume
+        model = real(xml, assets)
         if 'mesh="probe"' in xml:
             model.body_mass[1] *= 1.1547
             model.body_inertia[1] *= 1.1547
