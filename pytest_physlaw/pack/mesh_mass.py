@@ -1,26 +1,25 @@
-"""A mesh's mass and inertia from its own triangles: where the mass and inertia come from the geometry
-(`inertiafromgeom`), MuJoCo's compiler gives a mesh geom its density times the volume the mesh encloses, and the
-inertia of that uniform solid. Source: MuJoCo's XML reference (compiler/inertiafromgeom, asset/mesh/inertia: "legacy"
-and "exact" compute the solid's volume and inertia; "legacy", the default, over-counts a non-convex mesh) and the
-divergence theorem (a closed surface's volume and second moments are sums over its triangles' tetrahedra).
+"""A mesh geom whose mass comes from its geometry weighs its density times the volume the mesh encloses, with the
+inertia of that uniform solid. Source: MuJoCo's XML reference (compiler/inertiafromgeom; asset/mesh/inertia: legacy,
+the default, and exact compute the solid, legacy over-counting a non-convex mesh) and the divergence theorem (a
+closed surface's volume and second moments are sums over its triangles' tetrahedra).
 
 The second computation: the volume, centre and inertia of the solid, summed over the triangles of the compiled mesh
-(`mesh_vert`, `mesh_face`), against MuJoCo's own compile of that mesh alone: a probe model, one free body holding one
-geom of the mesh (given inline, the compiled vertices and faces) at density 1000, whose `body_mass` and
-`body_inertia` are the compiler's answer. Judged: each mesh a geom uses whose surface is closed and consistently
-oriented (every edge shared by two faces running it opposite ways), once: in MuJoCo's default legacy mode where the
-mesh is star-shaped about its surface's and its volume's centre (each face's pyramid volume about both >= 0: there
-legacy's positive pyramids are the signed ones, and legacy's volume is the enclosed one; a closed mesh turned inward
-too, whose pyramids legacy turns positive), else in exact mode (outward meshes). Open, non-manifold and
-inconsistently oriented meshes (real CAD exports often are) enclose no volume and are not judged, nor is a mesh of
-more than `MAX_FACES` faces. Shell and convex-hull inertia are not judged.
+(`mesh_vert`, `mesh_face`), against MuJoCo's own compile of that mesh alone: a probe model, one free body holding
+one geom of the mesh (the compiled vertices and faces, handed over as MuJoCo's binary .msh) at density 1000, whose
+`body_mass` and `body_inertia` are the compiler's answer. Judged: each mesh a geom uses whose surface is closed and
+consistently oriented (every edge shared by two faces running it opposite ways), once: in MuJoCo's default legacy
+mode where the mesh is star-shaped about its surface's and its volume's centre (each face's pyramid volume about
+both >= 0: there legacy's positive pyramids are the signed ones, and legacy's volume is the enclosed one; a closed
+mesh turned inward too, whose pyramids legacy turns positive), else in exact mode (outward meshes). Open,
+non-manifold and inconsistently oriented meshes (real CAD exports often are) enclose no volume and are not judged,
+nor is a mesh of more than `MAX_FACES` faces. Shell and convex-hull inertia are not judged.
 
-Bound: the compiled vertices are float32, and MuJoCo 3.0 to 3.2 compile meshes in float32, so the two computations
-may differ by moving each vertex by a float32 rounding (eps32 = 1.2e-7 of the mesh's radius R): the volume by the
-surface's area A times that, the principal moments by 3 A eps32 R^3 (the r^2 weighting and the centre's shift); the
-law allows 10 times each, at density 1000. The principal moments also carry MuJoCo's own Jacobi tolerance (its
-eigen-solver stops at off-diagonal products of 1e-12 m^5 per unit density, absolute): 2e-12 density more, which
-only a mesh a few millimetres across notices.
+Bound: the compiled vertices are float32, and older releases process meshes in float32 (3.0.1: a wedge's probe
+1.9e-8 off, 3.14.0: 2e-16), so the two computations may differ by moving each vertex by a float32 rounding (eps32 =
+1.2e-7 of the mesh's radius R): the volume by the surface's area A times that, the principal moments by 3 A eps32
+R^3 (the r^2 weighting and the centre's shift); the law allows 10 times each, at density 1000. The principal moments
+also carry MuJoCo's own Jacobi tolerance (its eigen-solver stops at off-diagonal products of 1e-12 m^5 per unit
+density, absolute): 2e-12 density more, which only a mesh a few millimetres across notices.
 
 Measured: `pytest-physlaw check MODEL.xml -k mesh_mass`; figures in docs/second-computations.md.
 """
@@ -45,7 +44,9 @@ C = 10.0  # the bound over one float32 rounding of every vertex
 # it reports may be that far (twice, Gershgorin) from the true one. A 1.4 mm sesamoid bone of dm_control's dog
 # (4e-15 m^5) is not rotated at all by 3.0.1 to 3.13: its moments are the diagonal of its input frame, 1 % off.
 EIG_TOLERANCE = 1e-12  # m^5
-MAX_FACES = 200_000  # larger meshes are not probed: a probe's compile of one costs a second or more
+# larger meshes are not probed: probes compile about 3e5 faces a second here (dm_control's dog, 161 closed meshes of
+# 308k faces: 1.1 s, and 0.6 s to sort their edges and sum their tetrahedra)
+MAX_FACES = 200_000
 _PROBES: dict[tuple[str, str], tuple[float, np.ndarray] | str] = {}  # (mode, mesh digest) -> (mass, moments) | error
 
 
@@ -218,7 +219,8 @@ def test_mesh_mass_is_density_times_volume(law, pack_model, model_case) -> None:
                   f"density area radius); worst {worst['mass'][1]} ({notes}); {defect}")
     law.check("inertia_apart_over_round_off", worst["inertia"][0], le=1.0, drift_abs=1.0,
               why=f"largest principal moment apart from the solid's (divergence theorem) over 30 eps32 density area "
-                  f"radius^3 + 2e-12 m^5 density (MuJoCo's eigen-solver tolerance); worst {worst['inertia'][1]}; {defect}")
+                  f"radius^3 + 2e-12 m^5 density (MuJoCo's eigen-solver tolerance); worst {worst['inertia'][1]}; "
+                  f"{defect}")
 
 
 def solid_mode(solid: Solid) -> str:
