@@ -192,7 +192,7 @@ def test_mesh_mass_is_density_times_volume(law, pack_model, model_case) -> None:
     model = pack_model.model
     judged, left = judged_meshes(model)
     if not judged:
-        pytest.skip(f"{model_case}: no closed, outward-oriented mesh is used by a geom"
+        pytest.skip(f"{model_case}: no closed, consistently oriented mesh is used by a geom"
                     + (f" (left out: {'; '.join(left[:5])}{' ...' if len(left) > 5 else ''})" if left else ""))
     worst = {"mass": (0.0, ""), "inertia": (0.0, "")}
     refused, probes = [], 0
