@@ -82,7 +82,7 @@ def _negative_pyramids(a: np.ndarray, b: np.ndarray, c: np.ndarray, cross: np.nd
     return float(-2.0 * signed[signed < 0].sum())
 
 
-def closed_and_outward(faces: np.ndarray) -> bool:
+def closed_and_consistent(faces: np.ndarray) -> bool:
     """Every directed edge of the faces appears once and its reverse once: a closed, consistently oriented surface
     (the sign of its volume then says which way it faces)."""
     tail = np.concatenate([faces[:, 0], faces[:, 1], faces[:, 2]]).astype(np.int64)
@@ -167,7 +167,7 @@ def judged_meshes(model: mujoco.MjModel) -> tuple[list[tuple[int, np.ndarray, np
         if len(faces) > MAX_FACES:
             left.append(f"{name!r} ({len(faces)} faces, over {MAX_FACES})")
             continue
-        if len(faces) < 4 or not closed_and_outward(faces):
+        if len(faces) < 4 or not closed_and_consistent(faces):
             left.append(f"{name!r} (open or inconsistently oriented: it encloses no volume)")
             continue
         solid = Solid(vertices, faces)
@@ -187,8 +187,9 @@ def judged_meshes(model: mujoco.MjModel) -> tuple[list[tuple[int, np.ndarray, np
 @pytest.mark.law("model-mesh-mass", source=SOURCE)
 def test_mesh_mass_is_density_times_volume(law, pack_model, model_case) -> None:
     """Each closed mesh a geom uses weighs its density times the volume it encloses, with the inertia of that
-    solid, as MuJoCo's compiler computes them (exact mode; legacy, the default, where the mesh is star-shaped about
-    its centres): a probe of the mesh alone at density 1000 against the divergence theorem over its triangles."""
+    solid, as MuJoCo's compiler computes them (in its default legacy mode where the mesh is star-shaped about its
+    centres, else in exact mode): a probe of the mesh alone at density 1000 against the divergence theorem over its
+    triangles."""
     model = pack_model.model
     judged, left = judged_meshes(model)
     if not judged:
@@ -198,15 +199,15 @@ def test_mesh_mass_is_density_times_volume(law, pack_model, model_case) -> None:
     refused, probes = [], 0
     for mesh, vertices, faces, solid in judged:
         name = model.mesh(mesh).name or f"mesh {mesh}"
-        for mode in [solid_mode(solid)]:
-            errors = mesh_errors(vertices, faces, solid, mode)
-            if isinstance(errors, str):
-                refused.append(f"{name!r} in {mode} mode: {errors}")
-                continue
-            probes += 1
-            for key, err in zip(("mass", "inertia"), errors):
-                if err >= worst[key][0] or not worst[key][1]:
-                    worst[key] = (err, _said(name, mode, solid, vertices, faces, key))
+        mode = solid_mode(solid)
+        errors = mesh_errors(vertices, faces, solid, mode)
+        if isinstance(errors, str):
+            refused.append(f"{name!r} in {mode} mode: {errors}")
+            continue
+        probes += 1
+        for key, err in zip(("mass", "inertia"), errors):
+            if err >= worst[key][0] or not worst[key][1]:
+                worst[key] = (err, _said(name, mode, solid, vertices, faces, key))
     if not probes:
         pytest.skip(f"{model_case}: MuJoCo {mujoco.__version__} compiled none of its closed meshes alone: "
                     + "; ".join(refused[:3]))

@@ -42,15 +42,15 @@ def _record(pytester: pytest.Pytester, model: str) -> dict:
 
 def test_the_solid_of_a_unit_cube_is_its_volume_and_inertia() -> None:
     solid = mesh_mass.Solid(CUBE_V, CUBE_F)
-    assert mesh_mass.closed_and_outward(CUBE_F)
+    assert mesh_mass.closed_and_consistent(CUBE_F)
     assert solid.volume == pytest.approx(1.0, rel=1e-15) and solid.area == pytest.approx(6.0)
     assert np.allclose(solid.centre, 0.5) and np.allclose(solid.moments, 1 / 6, rtol=1e-14)
     assert solid.legacy_excess == pytest.approx(0.0, abs=1e-15)  # convex: legacy's volume is the enclosed one
     assert mesh_mass.Solid(CUBE_V, CUBE_F[:, ::-1]).volume == pytest.approx(-1.0)  # faces turned inward
-    assert not mesh_mass.closed_and_outward(CUBE_F[:-1])  # a face missing: open
+    assert not mesh_mass.closed_and_consistent(CUBE_F[:-1])  # a face missing: open
     flipped = CUBE_F.copy()
     flipped[0] = flipped[0, ::-1]
-    assert not mesh_mass.closed_and_outward(flipped)  # one face against its neighbours
+    assert not mesh_mass.closed_and_consistent(flipped)  # one face against its neighbours
 
 
 @pytest.mark.parametrize(("model", "mode"), [(WEDGE, "legacy"), ("ell.xml", "exact"), ("inward.xml", "legacy")])
