@@ -21,6 +21,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `energy` | `mjData.energy` (3.1 on; 3.0.x binds it with a zero stride) | kinetic as 1/2 qvel . M qvel (`mj_mulM`) |
 | `islands_on`, `islands_toggled` | islands on unless `mjDSBL_ISLAND` (3.14 has it) | off unless `mjENBL_ISLAND` (3.0) |
 | `contact_flexes` | the contact array's view `data.contact.flex` (every release) | 3.0's single `data.contact[i].flex` reads wrong |
+| `mesh_inertia_attributes` | `<mesh inertia="legacy|exact">` (3.2.5) | the default (legacy), `<compiler exactmeshinertia="true">` |
 """
 
 from __future__ import annotations
@@ -311,3 +312,32 @@ def islands_toggled(model: mujoco.MjModel) -> mujoco.MjModel | None:
     else:
         return None
     return m
+
+
+# A closed tetrahedron: the smallest mesh whose volume every mode can compute, to ask the parser what it accepts.
+_TETRA = 'vertex="0 0 0 1 0 0 0 1 0 0 0 1" face="0 2 1 0 1 3 0 3 2 1 2 3"'
+_MESH_INERTIA_SPELLINGS = {  # solid mode -> (compiler attributes, mesh attributes), newest spelling first
+    "legacy": [("", 'inertia="legacy"'), ("", "")],
+    "exact": [("", 'inertia="exact"'), ('exactmeshinertia="true"', "")],
+}
+_MESH_INERTIA: dict[str, tuple[str, str] | None] = {}
+
+
+def mesh_inertia_attributes(mode: str) -> tuple[str, str] | None:
+    """The (compiler, mesh) attributes that make MuJoCo's compiler compute a mesh's volume and inertia in `mode`:
+    "legacy" (the default of every release: each face's pyramid volume taken positive) or "exact" (signed, for a
+    closed mesh); None where this release has no spelling for it. From 3.2.5 the mesh's `inertia` attribute; before,
+    the default and the compiler's `exactmeshinertia` flag. Found by compiling a tetrahedron with each spelling once
+    (the parser's answer, not a version number)."""
+    if mode not in _MESH_INERTIA:
+        _MESH_INERTIA[mode] = None
+        for compiler, mesh in _MESH_INERTIA_SPELLINGS[mode]:
+            xml = (f'<mujoco><compiler {compiler}/><asset><mesh name="t" {mesh} {_TETRA}/></asset><worldbody><body>'
+                   '<freejoint/><geom type="mesh" mesh="t"/></body></worldbody></mujoco>')
+            try:
+                mujoco.MjModel.from_xml_string(xml)
+            except ValueError:  # an attribute or keyword this release's schema does not know
+                continue
+            _MESH_INERTIA[mode] = (compiler, mesh)
+            break
+    return _MESH_INERTIA[mode]

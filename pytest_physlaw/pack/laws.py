@@ -13,6 +13,8 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `derivatives`: the velocity derivative an implicit integrator steps with is the actuator forces' (clamps included).
 - `inertia`: masses and inertias are matter inside the robot (no tighter than osmium, no wider than the
   robot) and links are no denser than osmium.
+- `mesh_mass`: a closed mesh weighs its density times the volume its triangles enclose (a probe compile of
+  the mesh alone against the divergence theorem).
 - `settled_pose`: the settled pose (sag, centre of mass, speed), the model's figures, the contacts carrying a
   resting base's weight and touching what they carry.
 - `contact_depth`: resting contacts sink within their allowance; every pair is stiff enough to carry a body.
@@ -74,6 +76,7 @@ from pytest_physlaw.pack.ground import (  # noqa: F401
 )
 from pytest_physlaw.pack.gravcomp import test_gravcomp_lifts_the_compensated_weight  # noqa: F401
 from pytest_physlaw.pack.inertia import test_inertia_is_matter_within_the_robot, test_links_are_no_denser_than_osmium  # noqa: F401
+from pytest_physlaw.pack.mesh_mass import test_mesh_mass_is_density_times_volume  # noqa: F401
 from pytest_physlaw.pack.inverse import test_inverse_dynamics_returns_the_forces  # noqa: F401
 from pytest_physlaw.pack.muscles import test_muscles_only_pull  # noqa: F401
 from pytest_physlaw.pack.proxies import test_scalar_proxy_error_along_the_axis, test_tensor_proxy_answers_like_the_body  # noqa: F401

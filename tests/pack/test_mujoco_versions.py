@@ -259,3 +259,25 @@ def test_the_flexes_of_contacts_from_the_array_view() -> None:
     assert data.ncon > 0 and flexes.shape == (data.ncon, 2)
     assert np.array_equal(flexes, np.array([data.contact[i].flex for i in range(data.ncon)]))  # right on 3.14
     assert set(map(tuple, flexes)) == {(-1, 0)}
+
+
+def test_mesh_inertia_modes_are_spelt_as_the_release_accepts() -> None:
+    """Legacy and exact are found on every release (3.0's default and `exactmeshinertia`, 3.2.5's mesh `inertia`),
+    and the spelling found makes a non-convex mesh weigh what that mode computes: an L-shaped prism of volume 3 whose
+    legacy volume is 3 too (star-shaped about its centres), and the mode a release has no spelling for is None."""
+    prism = ('vertex="0 0 0 2 0 0 2 1 0 1 1 0 1 2 0 0 2 0 0 0 1 2 0 1 2 1 1 1 1 1 1 2 1 0 2 1" face="0 2 1 0 3 2 0 5 3 '
+             '3 5 4 6 7 8 6 8 9 6 9 11 9 10 11 0 1 7 0 7 6 1 2 8 1 8 7 2 3 9 2 9 8 3 4 10 3 10 9 4 5 11 4 11 10 5 0 6 '
+             '5 6 11"')
+    for mode in ("legacy", "exact"):
+        compiler, mesh = mujoco_versions.mesh_inertia_attributes(mode)
+        model = mujoco.MjModel.from_xml_string(
+            f'<mujoco><compiler {compiler}/><asset><mesh name="m" {mesh} {prism}/></asset><worldbody><body>'
+            '<freejoint/><geom type="mesh" mesh="m" density="1"/></body></worldbody></mujoco>')
+        if mode == "exact" or mujoco_versions.version() != (3, 0, 0):  # 3.0.0's legacy: the inertia box's volume
+            assert model.body_mass[1] == pytest.approx(3.0, rel=1e-6)  # 3.0 processes meshes in float32
+    mujoco_versions._MESH_INERTIA_SPELLINGS["nonesuch"] = [("", 'inertia="nonesuch"')]
+    try:
+        assert mujoco_versions.mesh_inertia_attributes("nonesuch") is None
+    finally:
+        del mujoco_versions._MESH_INERTIA_SPELLINGS["nonesuch"]
+        mujoco_versions._MESH_INERTIA.pop("nonesuch", None)
