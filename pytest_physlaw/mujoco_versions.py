@@ -20,7 +20,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `contact_geoms` | `MjContact.geom1/geom2` (3.0 to 4.0) | 3.0's `geom` pair is bound but left zero |
 | `energy` | `mjData.energy` (3.1 on; 3.0.x binds it with a zero stride) | kinetic as 1/2 qvel . M qvel (`mj_mulM`) |
 | `islands_on`, `islands_toggled` | islands on unless `mjDSBL_ISLAND` (3.14 has it) | off unless `mjENBL_ISLAND` (3.0) |
-| `contact_flexes` | the contact array's view `data.contact.flex` (every release) | 3.0's single `data.contact[i].flex` reads wrong |
+| `contact_flexes`, `contact_flex_parts` | the contact array's views `data.contact.flex/elem/vert` (every release) | 3.0's single `data.contact[i].flex` reads wrong |
 | `mesh_inertia_attributes` | `<mesh inertia="legacy|exact">` (3.2.5) | the default (legacy), `<compiler exactmeshinertia="true">` |
 """
 
@@ -251,6 +251,16 @@ def contact_flexes(data: mujoco.MjData) -> np.ndarray:
     if flex is None:  # no flexes in this release: every side is a geom's
         return np.full((data.ncon, 2), -1, dtype=int)
     return np.array(flex[: data.ncon], dtype=int).reshape(data.ncon, 2)
+
+
+def contact_flex_parts(data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(flex, element, vertex) of each side of each contact, (ncon, 2) each, -1 where the side has none (a geom's
+    side; a flex's side names its element or its vertex, the other -1), read through the contact array's views
+    as `contact_flexes` reads the flex."""
+    none = np.full((data.ncon, 2), -1, dtype=int)
+    views = [getattr(data.contact, name, None) for name in ("elem", "vert")]
+    parts = [none if v is None else np.array(v[: data.ncon], dtype=int).reshape(data.ncon, 2) for v in views]
+    return contact_flexes(data), parts[0], parts[1]
 
 
 def sleeping(model: mujoco.MjModel) -> bool:

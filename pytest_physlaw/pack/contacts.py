@@ -10,6 +10,8 @@ import mujoco
 import numpy as np
 import pytest
 
+from pytest_physlaw import mujoco_versions
+
 
 SINK = 0.5  # of the thinner geom's smallest half-extent (its radius, for a ball): deeper, it is about to pass through
 
@@ -58,6 +60,30 @@ def depths_or_skip(model: mujoco.MjModel, data: mujoco.MjData, when: str) -> tup
 def geom_name(model: mujoco.MjModel, geom: int) -> str:
     body = model.body(int(model.geom_bodyid[geom])).name or f"body {model.geom_bodyid[geom]}"
     return f"{body}:{model.geom(geom).name or geom}"
+
+
+def side_bodies(model: mujoco.MjModel, data: mujoco.MjData, contact: int) -> tuple[set[int], set[int]]:
+    """The bodies of each side of `data`'s contact `contact`: a geom's body; for a flex's side (geom -1) the body
+    of its vertex, or the bodies of its element's vertices (a flexcomp's vertices are bodies of their own), or,
+    where the contact names neither, every vertex body of the flex."""
+    flexes, elems, verts = (part[contact] for part in mujoco_versions.contact_flex_parts(data))
+    geoms = mujoco_versions.contact_geoms(data.contact)[contact]
+    return tuple(_side(model, int(g), int(f), int(e), int(v)) for g, f, e, v in zip(geoms, flexes, elems, verts))
+
+
+def _side(model: mujoco.MjModel, geom: int, flex: int, elem: int, vert: int) -> set[int]:
+    if geom >= 0 or flex < 0:
+        return {int(model.geom_bodyid[geom])} if geom >= 0 else set()
+    first, count = int(model.flex_vertadr[flex]), int(model.flex_vertnum[flex])
+    if vert >= 0:
+        local = [vert]
+    elif elem >= 0:
+        size = int(model.flex_dim[flex]) + 1
+        start = int(model.flex_elemdataadr[flex]) + elem * size
+        local = [int(v) for v in model.flex_elem[start:start + size]]
+    else:
+        local = list(range(count))
+    return {int(model.flex_vertbodyid[first + v]) for v in local}
 
 
 def contact_bodies(model: mujoco.MjModel, data: mujoco.MjData, contact: int) -> set[int]:

@@ -21,7 +21,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack import roundoff, runs
-from pytest_physlaw.pack.contacts import extent_contacts, geom_name
+from pytest_physlaw.pack.contacts import extent_contacts, geom_name, side_bodies
 from pytest_physlaw.pack.ground import has_gravity
 from pytest_physlaw.pack.wrenches import CONTACTS
 
@@ -202,7 +202,8 @@ def _contact_force_on(model: mujoco.MjModel, data: mujoco.MjData, root: int) -> 
     tree = int(model.body_treeid[root])
     total, force = np.zeros(3), np.zeros(6)
     for i, contact in enumerate(data.contact[: data.ncon]):
-        inside = [int(model.body_treeid[model.geom_bodyid[g]]) == tree for g in (contact.geom1, contact.geom2)]
+        # a flex's side has no geom (-1): its vertices' bodies say which tree it is in
+        inside = [any(int(model.body_treeid[b]) == tree for b in side) for side in side_bodies(model, data, i)]
         if inside[0] == inside[1]:
             continue
         mujoco.mj_contactForce(model, data, i, force)
