@@ -310,18 +310,15 @@ def islands_on(model: mujoco.MjModel) -> bool:
     return on is not None and bool(model.opt.enableflags & int(on))
 
 
-def islands_toggled(model: mujoco.MjModel) -> mujoco.MjModel | None:
-    """A copy of `model` whose constraint solve is split into islands the other way; None where MuJoCo has no flag
-    for it."""
-    m = copy.copy(model)
+def islands_toggled(model: mujoco.MjModel) -> dict[str, int] | None:
+    """The option that splits `model`'s constraint solve into islands the other way (`disableflags` or
+    `enableflags`, for `pack.options.changed`); None where MuJoCo has no flag for it."""
     off, on = getattr(DSBL, "mjDSBL_ISLAND", None), getattr(ENBL, "mjENBL_ISLAND", None)
     if off is not None:
-        m.opt.disableflags ^= int(off)
-    elif on is not None:
-        m.opt.enableflags ^= int(on)
-    else:
-        return None
-    return m
+        return {"disableflags": int(model.opt.disableflags) ^ int(off)}
+    if on is not None:
+        return {"enableflags": int(model.opt.enableflags) ^ int(on)}
+    return None
 
 
 # A closed tetrahedron: the smallest mesh whose volume every mode can compute, to ask the parser what it accepts.

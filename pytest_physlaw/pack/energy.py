@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw import kit, mujoco_versions
-from pytest_physlaw.pack import runs
+from pytest_physlaw.pack import options, runs
 from pytest_physlaw.pack.fixtures import SEED
 
 SOURCE = "MuJoCo documentation, Computation (energy flag, passive forces); Newton's laws of motion"
@@ -107,7 +107,8 @@ def test_floating_base_keeps_its_momentum(law, pack_model, settings, horizon, mo
 
     def flight(k: int) -> dict[str, float]:  # the drift at dt / k, each run once
         if k not in flights:
-            flights[k] = _flight_drift(runs.halved(model, k), free, k * horizon, settings.keyframe)
+            with options.changed(model, runs.halved(model, k)):  # _flight_drift copies it, halved
+                flights[k] = _flight_drift(model, free, k * horizon, settings.keyframe)
         return flights[k]
 
     for name, value in drift.items():
@@ -136,7 +137,8 @@ def _excess_over_halvings(at_dt: float, at: Callable[[int], float]) -> tuple[flo
 
 def _passive_gain(model: mujoco.MjModel, k: int, horizon: int, keyframe: str) -> float:
     """The passive run's gain over its start at dt / k (J)."""
-    start, energy, _ = _passive(runs.halved(model, k), k * horizon, keyframe)
+    with options.changed(model, runs.halved(model, k)):  # _passive copies it, halved
+        start, energy, _ = _passive(model, k * horizon, keyframe)
     return max(float(np.max(energy)) - start, 0.0)
 
 

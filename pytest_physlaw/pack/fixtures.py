@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_physlaw.model_summary import COVERAGE_PROPERTY
-from pytest_physlaw.pack import measure, reaching, roundoff, runs
+from pytest_physlaw.pack import measure, options, reaching, roundoff, runs
 from pytest_physlaw.pack.settings import PackSettings
 
 SEED = 2024  # seeded poses, velocities and controls draw with SEED (+ a body's id where per body)
@@ -63,7 +63,9 @@ def settled_nudged(pack_model: Any, settings: PackSettings, horizon: int) -> run
 @pytest.fixture(scope="module")
 def settled_half_step(pack_model: Any, settings: PackSettings, horizon: int) -> runs.Run:
     """The same run at half the model's timestep, twice the steps: the same simulated time."""
-    return runs.settled(runs.halved(pack_model.model), 2 * horizon, settings.keyframe, cold=False)
+    model = pack_model.model
+    with options.changed(model, runs.halved(model)):
+        return runs.settled(model, 2 * horizon, settings.keyframe, cold=False)
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ import mujoco
 import numpy as np
 
 from pytest_physlaw import kit, mujoco_versions
-from pytest_physlaw.pack import runs
+from pytest_physlaw.pack import options, runs
 from pytest_physlaw.pack.runs import Run, settled
 
 DSBL = mujoco.mjtDisableBit
@@ -32,13 +32,13 @@ CONVERGED = dict(zip(SOLVERS, ((2000, 1e-12), (500, 1e-12), (100, 1e-12))))  # P
 
 def _solve(model: mujoco.MjModel, state: Run, solver: str, iterations: int, tolerance: float) -> mujoco.MjData:
     """One cold `mj_forward` at the run's last state with `solver` (other options the model's own)."""
-    m = copy.copy(model)
-    m.opt.solver, m.opt.iterations, m.opt.tolerance = SOLVERS[solver], iterations, tolerance
-    m.opt.disableflags |= DSBL.mjDSBL_WARMSTART
-    m.opt.noslip_iterations = 0  # a pass after the solve, whose iterations MuJoCo counts as the solver's
-    data = mujoco.MjData(m)
+    # noslip off: a pass after the solve, whose iterations MuJoCo counts as the solver's
+    chosen = options.cold(model, {"solver": int(SOLVERS[solver]), "iterations": iterations, "tolerance": tolerance,
+                                  "noslip_iterations": 0})
+    data = mujoco.MjData(model)
     data.qpos[:], data.qvel[:], data.act[:] = state.qpos, state.qvel, state.act
-    mujoco.mj_forward(m, data)
+    with options.changed(model, chosen):
+        mujoco.mj_forward(model, data)
     return data
 
 

@@ -13,7 +13,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack import runs
+from pytest_physlaw.pack import options, runs
 
 RESOLVED = 0.1  # of how far the bodies moved: halving the timestep may move them no more than this
 STILL = 1e-6  # m: bodies that moved less than this over the run leave nothing to resolve
@@ -137,7 +137,8 @@ def convergence(model: mujoco.MjModel, settled: runs.Run, half_step: runs.Run, h
         return found
     finer, shifts = half_step, [shift]
     for k in (4, 8):
-        run = runs.settled(runs.halved(model, k), k * horizon, keyframe, cold=False)
+        with options.changed(model, runs.halved(model, k)):
+            run = runs.settled(model, k * horizon, keyframe, cold=False)
         shifts.append(run_shift(finer, run)[0])
         if _order(shifts[-2], shifts[-1]) is not None or shifts[-1] <= RESOLVED * moved:
             break  # an order measured, or this finer step measured to resolve the motion

@@ -25,6 +25,7 @@ import mujoco
 import numpy as np
 
 from pytest_physlaw import kit, mujoco_versions
+from pytest_physlaw.pack import options
 from pytest_physlaw.pack.coverage import Coverage
 
 DSBL = mujoco.mjtDisableBit
@@ -102,21 +103,23 @@ def settled(model: mujoco.MjModel, steps: int, keyframe: str = "", *, cold: bool
     # MuJoCo counts the noslip pass's iterations in solver_niter too (Adroit's 3 Newton iterations read 23 with
     # noslip_iterations=20, "capped" at its cap of 20): the main solve is counted apart, on a copy of the same
     # state without noslip, which runs after the main solve and does not change it
-    # (the dog's model takes 0.25 s to copy, its data 5 ms: each copy is made once a run, only where needed)
+    # (the model's options set for those solves and restored after each: the dog's model takes 0.06 s to copy)
     noslip = model.opt.noslip_iterations > 0
-    main_model = _without_noslip(model) if noslip else model
-    cold_model = _without_warmstart(main_model) if cold else None
-    scratch = mujoco.MjData(cold_model) if cold else None
-    main = mujoco.MjData(main_model) if noslip else None
+    main_options = options.without_noslip(model)
+    cold_options = options.cold(model, main_options)
+    scratch = mujoco.MjData(model) if cold else None
+    main = mujoco.MjData(model) if noslip else None
     warm, cold_n, capped, xpos = [], [], [], [data.xipos.copy()]
     for _ in range(steps):
         if cold:
             _same_state(model, data, scratch)
-            mujoco.mj_forward(cold_model, scratch)
+            with options.changed(model, cold_options):
+                mujoco.mj_forward(model, scratch)
             cold_n.append(step_iterations(scratch))
         if noslip:
             _same_state(model, data, main)
-            mujoco.mj_forward(main_model, main)
+            with options.changed(model, main_options):
+                mujoco.mj_forward(model, main)
         mujoco.mj_step(model, data)
         counted = main if noslip else data
         warm.append(step_iterations(counted))
@@ -127,18 +130,6 @@ def settled(model: mujoco.MjModel, steps: int, keyframe: str = "", *, cold: bool
     return Run(steps, np.array(warm), np.array(cold_n), np.array(capped, dtype=bool), data.qpos.copy(),
                data.qvel.copy(), data.act.copy(), int(data.nefc), np.array(xpos), first, final,
                warnings_of(data))
-
-
-def _without_noslip(model: mujoco.MjModel) -> mujoco.MjModel:
-    m = copy.copy(model)
-    m.opt.noslip_iterations = 0
-    return m
-
-
-def _without_warmstart(model: mujoco.MjModel) -> mujoco.MjModel:
-    m = copy.copy(model)
-    m.opt.disableflags |= DSBL.mjDSBL_WARMSTART
-    return m
 
 
 def _same_state(model: mujoco.MjModel, source: mujoco.MjData, target: mujoco.MjData) -> None:
@@ -234,11 +225,9 @@ def held(model: mujoco.MjModel, steps: int, keyframe: str) -> tuple[mujoco.MjDat
     return first, data
 
 
-def halved(model: mujoco.MjModel, factor: int = 2) -> mujoco.MjModel:
-    """A copy of `model` stepping at its timestep / `factor`."""
-    m = copy.copy(model)
-    m.opt.timestep = model.opt.timestep / factor
-    return m
+def halved(model: mujoco.MjModel, factor: int = 2) -> dict[str, float]:
+    """The options that step `model` at its timestep / `factor` (for `options.changed`)."""
+    return {"timestep": float(model.opt.timestep) / factor}
 
 
 def floating_roots(model: mujoco.MjModel) -> list[int]:

@@ -37,7 +37,7 @@ def test_islands_and_one_solve_agree(law, pack_model, twofold_states, model_case
         pytest.skip(f"{model_case}: no degree of freedom")
     on = mujoco_versions.islands_on(model)
     first, second = ("islands", "whole-model") if on else ("whole-model", "islands")
-    models = paths.pair(model, toggled)
+    models = paths.pair(model, {}, toggled)
     try:
         found = [paths.paths_at(models, s) for s in states.for_solves(model, twofold_states)]
     except paths.OutOfMemory as exc:

@@ -16,6 +16,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from pytest_physlaw.pack import options
 from pytest_physlaw.pack.twofold.states import sampled
 
 SOURCE = "MuJoCo documentation, Computation (collision detection) and XML reference (option/flag/midphase)"
@@ -23,20 +24,18 @@ DSBL = mujoco.mjtDisableBit
 ROUND_OFF = 1e-9  # of the model's extent: the same narrow phase on the same pair gives the same contact
 
 
-def with_midphase(model: mujoco.MjModel, on: bool) -> mujoco.MjModel:
-    """A copy of `model` with the midphase on or off."""
-    m = copy.copy(model)
-    if on:
-        m.opt.disableflags &= ~int(DSBL.mjDSBL_MIDPHASE)
-    else:
-        m.opt.disableflags |= int(DSBL.mjDSBL_MIDPHASE)
-    return m
+def with_midphase(model: mujoco.MjModel, on: bool) -> dict[str, int]:
+    """The option that turns `model`'s midphase on or off (for `options.changed`)."""
+    flags, bit = int(model.opt.disableflags), int(DSBL.mjDSBL_MIDPHASE)
+    return {"disableflags": flags & ~bit if on else flags | bit}
 
 
-def contacts(m: mujoco.MjModel, state: mujoco.MjData) -> np.ndarray:
-    """The contacts `mj_collision` finds at `state`'s positions, one row each (geom1, geom2, dist, pos), sorted."""
+def contacts(model: mujoco.MjModel, chosen: options.Options, state: mujoco.MjData) -> np.ndarray:
+    """The contacts `mj_collision` finds at `state`'s positions with the `chosen` options, one row each (geom1,
+    geom2, dist, pos), sorted."""
     data = copy.copy(state)
-    mujoco.mj_collision(m, data)
+    with options.changed(model, chosen):
+        mujoco.mj_collision(model, data)
     n = data.ncon
     c = data.contact
     rows = np.column_stack([np.asarray(c.geom1[:n], float), np.asarray(c.geom2[:n], float),
@@ -44,11 +43,11 @@ def contacts(m: mujoco.MjModel, state: mujoco.MjData) -> np.ndarray:
     return rows[np.lexsort(rows.T[::-1])] if n else rows
 
 
-def apart(on_model: mujoco.MjModel, off_model: mujoco.MjModel, state: mujoco.MjData) -> tuple[int, float]:
+def apart(model: mujoco.MjModel, on_model: options.Options, off_model: options.Options,
+          state: mujoco.MjData) -> tuple[int, float]:
     """(contacts found one way and not the other, the largest move of a contact's distance or point found both
     ways, over the model's extent)."""
-    on, off = contacts(on_model, state), contacts(off_model, state)
-    model = on_model
+    on, off = contacts(model, on_model, state), contacts(model, off_model, state)
     pairs = lambda rows: {tuple(r): k for k, r in enumerate(rows[:, :2].tolist())}  # noqa: E731
     if on.shape[0] != off.shape[0] or pairs(on) != pairs(off) or not np.array_equal(on[:, :2], off[:, :2]):
         keys = lambda rows: [tuple(r) for r in rows[:, :2].tolist()]  # noqa: E731
@@ -72,7 +71,7 @@ def test_midphase_prunes_no_contact(law, pack_model, twofold_states, model_case)
     if model.nflex:
         pytest.skip(f"{model_case}: {model.nflex} flex(es): a flex's contacts are its elements' (geom -1), which this "
                     "law does not key; its geoms' contacts are not told apart from them")
-    found = [(apart(on, off, s), float(s.time)) for s in sampled(twofold_states)]
+    found = [(apart(model, on, off, s), float(s.time)) for s in sampled(twofold_states)]
     if not any(s.ncon for s in twofold_states) and not any(n for (n, _), _ in found):
         pytest.skip(f"{model_case}: no contact at any state, with the midphase or without it")
     # which of the two is wrong the pair alone tells: a contact only the full collision finds is the midphase's error

@@ -18,6 +18,8 @@ from typing import Any
 import mujoco
 import numpy as np
 
+from pytest_physlaw.pack import options
+
 SPREAD = 10.0  # the paths may differ by ten times what continuing their solves moves them
 ROUND_OFF = 1e-9  # of the correction (qacc) or the largest force: converged paths differ by round-off (zoo: 1e-12)
 TIGHTER = 1e-4  # a path's own error: how far its answer moves when its solve goes on to 1e-4 of the tolerance
@@ -27,13 +29,16 @@ class OutOfMemory(Exception):
     """The model's arena (`<size memory>`) holds one path's solve and not the other's."""
 
 
-def solve(model: mujoco.MjModel, state: mujoco.MjData, warm: np.ndarray | None = None) -> mujoco.MjData:
-    """`mj_forward` on a copy of `state` (`warm`: the solve starts from this qacc)."""
+def solve(model: mujoco.MjModel, chosen: options.Options, state: mujoco.MjData,
+          warm: np.ndarray | None = None) -> mujoco.MjData:
+    """`mj_forward` of `model` with the `chosen` options on a copy of `state` (`warm`: the solve starts from this
+    qacc)."""
     data = copy.copy(state)
     if warm is not None:
         data.qacc_warmstart[:] = warm
     try:
-        mujoco.mj_forward(model, data)
+        with options.changed(model, chosen):
+            mujoco.mj_forward(model, data)
     except mujoco.FatalError as exc:
         if "out of memory" in str(exc):
             raise OutOfMemory(str(exc).splitlines()[0]) from exc
@@ -43,38 +48,28 @@ def solve(model: mujoco.MjModel, state: mujoco.MjData, warm: np.ndarray | None =
 
 @dataclass(frozen=True)
 class Pair:
-    """The two paths' models, each also with its tolerance tightened TIGHTER-fold (copied once: a model with meshes
-    copies in a tenth of a second)."""
+    """The two paths: the model's options for each (the other options the model's own), each also with its
+    tolerance tightened TIGHTER-fold, and the second's tightened path cold (no warm start). The options are set on
+    the model for each solve and restored after it (`options.changed`: no copy of the model)."""
 
-    first: mujoco.MjModel
-    second: mujoco.MjModel
-    first_tight: mujoco.MjModel
-    second_tight: mujoco.MjModel
-    second_cold: mujoco.MjModel  # second_tight without the warm start
-
-
-def main_solve(model: mujoco.MjModel) -> mujoco.MjModel:
-    """`model`, or a copy without the noslip pass where it has one: noslip rewrites the friction forces after the
-    solve with a fixed number of sweeps, unconverged by design and in an order the islands change (gymnasium-robotics'
-    Adroit hands, noslip_iterations 20: islands and one solve 6.2e-6 of the largest force apart after it, 1e-14
-    before); the paths compared are the constraint solve's."""
-    if not model.opt.noslip_iterations:
-        return model
-    m = copy.copy(model)
-    m.opt.noslip_iterations = 0
-    return m
+    model: mujoco.MjModel
+    first: dict[str, Any]
+    second: dict[str, Any]
+    first_tight: dict[str, Any]
+    second_tight: dict[str, Any]
+    second_cold: dict[str, Any]  # second_tight without the warm start
 
 
-def pair(first: mujoco.MjModel, second: mujoco.MjModel) -> Pair:
-    """`Pair` of two models one option apart, each without its noslip pass (`main_solve`)."""
-    first, second = main_solve(first), main_solve(second)
-    def tight(model: mujoco.MjModel) -> mujoco.MjModel:
-        m = copy.copy(model)
-        m.opt.tolerance = TIGHTER * float(model.opt.tolerance)
-        return m
-    cold = tight(second)
-    cold.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_WARMSTART)
-    return Pair(first, second, tight(first), tight(second), cold)
+def pair(model: mujoco.MjModel, first: options.Options, second: options.Options) -> Pair:
+    """`Pair` of `model` run with the `first` and with the `second` options, each without the noslip pass: noslip
+    rewrites the friction forces after the solve with a fixed number of sweeps, unconverged by design and in an
+    order the islands change (gymnasium-robotics' Adroit hands, noslip_iterations 20: islands and one solve 6.2e-6 of
+    the largest force apart after it, 1e-14 before); the paths compared are the constraint solve's."""
+    main = options.without_noslip(model)
+    first, second = {**main, **first}, {**main, **second}
+    def tight(chosen: dict[str, Any]) -> dict[str, Any]:
+        return {**chosen, "tolerance": TIGHTER * float(model.opt.tolerance)}
+    return Pair(model, first, second, tight(first), tight(second), options.cold(model, tight(second)))
 
 
 def iterations(data: mujoco.MjData) -> int:
@@ -105,8 +100,9 @@ class PathsAt:
 
 def paths_at(models: Pair, state: mujoco.MjData) -> PathsAt:
     """`PathsAt` of `state`, solved by both models of the pair."""
-    first, second = solve(models.first, state), solve(models.second, state)
-    cap = int(models.first.opt.iterations)
+    model = models.model
+    first, second = solve(model, models.first, state), solve(model, models.second, state)
+    cap = int(model.opt.iterations)
     its = (iterations(first), iterations(second))
     capped_apart = any(its[a] >= cap and its[1 - a] <= cap // 10 for a in (0, 1))
     if first.nefc != second.nefc:
@@ -132,9 +128,9 @@ def paths_at(models: Pair, state: mujoco.MjData) -> PathsAt:
     apart = (share(first.qacc, second.qacc), force(first.efc_force, second.efc_force))
     if max(apart) <= ROUND_OFF:  # within round-off: the own errors could only widen a bound already met
         return PathsAt(its, capped_apart, apart[0], 0.0, apart[1], 0.0)
-    first_on = solve(models.first_tight, state, warm=first.qacc)
-    second_on = solve(models.second_tight, state, warm=second.qacc)
-    second_cold = solve(models.second_cold, state)
+    first_on = solve(model, models.first_tight, state, warm=first.qacc)
+    second_on = solve(model, models.second_tight, state, warm=second.qacc)
+    second_cold = solve(model, models.second_cold, state)
     if not first_on.nefc == second_on.nefc == second_cold.nefc == n:
         return PathsAt(its, capped_apart, float("inf"), 0.0, float("inf"), 0.0)
     return PathsAt(its, capped_apart, apart[0],

@@ -22,7 +22,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack import measure
+from pytest_physlaw.pack import measure, options
 
 SOURCE = "MuJoCo documentation, Computation (constraint solver); Lesson 20.2, part 1"
 LOADED = 4  # states compared: those with the largest constraint force (each costs two converged cold solves)
@@ -42,12 +42,11 @@ def solve(model: mujoco.MjModel, state: mujoco.MjData, solver: str, iterations: 
           tolerance: float) -> mujoco.MjData:
     """One cold `mj_forward` at `state` (its positions, velocities, activations, controls and applied forces) with
     `solver` at `iterations` and `tolerance`, the model's other options kept, noslip off (a pass after the solve)."""
-    m = copy.copy(model)
-    m.opt.solver, m.opt.iterations, m.opt.tolerance = measure.SOLVERS[solver], iterations, tolerance
-    m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_WARMSTART)
-    m.opt.noslip_iterations = 0
+    chosen = options.cold(model, {"solver": int(measure.SOLVERS[solver]), "iterations": iterations,
+                                   "tolerance": tolerance, "noslip_iterations": 0})
     data = copy.copy(state)
-    mujoco.mj_forward(m, data)
+    with options.changed(model, chosen):
+        mujoco.mj_forward(model, data)
     return data
 
 
