@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw import mujoco_versions
+from pytest_physlaw.pack import options
 
 SOURCE = "MuJoCo documentation, Computation (inverse dynamics, fwdinv); the equation of motion"
 ROUND_OFF = 1e-8  # of the state's force scale: the same terms computed twice differ by round-off only
@@ -40,20 +41,20 @@ TIGHTER = 1e-4  # the solve's own error: how far its forces move when it goes on
 ULPS = 64  # round-offs of a row's acceleration J qacc - aref, summed over the dofs, that its force may carry (x D)
 
 
-def smooth_residual(model: mujoco.MjModel, data: mujoco.MjData, smooth: mujoco.MjModel | None = None
+def smooth_residual(model: mujoco.MjModel, data: mujoco.MjData, smooth: options.Options | None = None
                     ) -> tuple[float, int]:
     """(|qfrc_inverse - applied forces|, a share of the largest smooth force; the worst dof) of `mj_inverse` given
     the unconstrained acceleration forward dynamics computed (`qacc_smooth` = M^-1 qfrc_smooth), constraints
     off: the solver plays no part, so both sides are MuJoCo's mass matrix, bias and passive force, computed twice.
-    `smooth`: `smooth_model(model)` made once for many states (a copy of the dog's model takes 0.25 s)."""
-    m = smooth_model(model) if smooth is None else smooth
+    `smooth`: the options `smooth_model(model)`, set on the model for these calls (`options.changed`)."""
     fwd = copy.copy(data)
-    mujoco.mj_forward(m, fwd)
+    with options.changed(model, smooth_model(model) if smooth is None else smooth):
+        mujoco.mj_forward(model, fwd)
+        inv = copy.copy(fwd)
+        inv.qacc[:] = fwd.qacc_smooth
+        mujoco.mj_inverse(model, inv)
     applied = fwd.qfrc_actuator + fwd.qfrc_applied
     scale = max(float(np.max(np.abs(p))) for p in (fwd.qfrc_bias, fwd.qfrc_passive, applied, fwd.qfrc_smooth))
-    inv = copy.copy(fwd)
-    inv.qacc[:] = fwd.qacc_smooth
-    mujoco.mj_inverse(m, inv)
     error = np.abs(inv.qfrc_inverse - applied)
     return float(np.max(error)) / max(scale, 1e-300), int(np.argmax(error))
 
@@ -76,24 +77,24 @@ class Recovered:
         return self.residual / (SPREAD * self.own + RECOVERED)
 
 
-def tightened(model: mujoco.MjModel) -> mujoco.MjModel:
-    """A copy of `model` (read as `continuous_model`) whose solve stops at TIGHTER of its tolerance."""
-    m = continuous_model(model)
-    m.opt.tolerance = TIGHTER * float(model.opt.tolerance)
-    return m
+def tightened(model: mujoco.MjModel, tolerance: float | None = None) -> dict[str, float | int]:
+    """The options of `continuous_model` whose solve stops at TIGHTER of the tolerance (the model's, or
+    `tolerance`)."""
+    return {**continuous_model(model), "tolerance": TIGHTER * float(tolerance or model.opt.tolerance)}
 
 
-def recovered_residual(model: mujoco.MjModel, data: mujoco.MjData, tight: mujoco.MjModel | None = None,
-                       continuous: mujoco.MjModel | None = None) -> Recovered:
+def recovered_residual(model: mujoco.MjModel, data: mujoco.MjData, tight: options.Options | None = None,
+                       continuous: options.Options | None = None) -> Recovered:
     """`Recovered` of `mj_inverse` given the qacc of `mj_forward` at `data`; the solve's own error is how far its
     forces move when the same solve goes on from its own answer (warm), for up to another cap, to TIGHTER of its
-    tolerance (`tight`: `tightened(model)`, `continuous`: `continuous_model(model)`, each made once for many states:
-    a copy of the dog's model takes 0.25 s)."""
-    m = continuous_model(model) if continuous is None else continuous
+    tolerance (`tight`: `tightened(model)`, `continuous`: `continuous_model(model)`: the options set on the model
+    for these calls, `options.changed`)."""
+    continuous = continuous_model(model) if continuous is None else continuous
     fwd = copy.copy(data)
-    mujoco.mj_forward(m, fwd)
+    with options.changed(model, continuous):
+        mujoco.mj_forward(model, fwd)
     niter = fwd.solver_niter[: max(int(fwd.nisland), 1)]
-    converged = bool(np.all(niter < m.opt.iterations))
+    converged = bool(np.all(niter < model.opt.iterations))
     force = fwd.efc_force[: fwd.nefc].copy()
     largest = float(np.max(np.abs(force), initial=0.0))
     if largest == 0:
@@ -103,14 +104,16 @@ def recovered_residual(model: mujoco.MjModel, data: mujoco.MjData, tight: mujoco
     scale = max(largest, ROUND_OFF * float(np.max(np.abs(fwd.qfrc_smooth), initial=0.0)))
     on = copy.copy(data)
     on.qacc_warmstart[:] = fwd.qacc
-    mujoco.mj_forward(tight if tight is not None else tightened(model), on)
+    with options.changed(model, tight if tight is not None else tightened(model)):
+        mujoco.mj_forward(model, on)
     inv = copy.copy(fwd)
-    mujoco.mj_inverse(m, inv)
+    with options.changed(model, continuous):
+        mujoco.mj_inverse(model, inv)
     if not inv.nefc == on.nefc == fwd.nefc:  # other constraints at the same state: all of it differs
         return Recovered(float("inf"), 0.0, converged, largest, float(data.time))
     # a row's force is -D (J qacc - aref): the round-off of its acceleration, times D, is what recovery cannot beat
     # (MuJoCo's SDF gears, model/plugin/sdf/gear.xml: contact rows with R = 8e-17, D = 1.25e16, 94 N of 8532 N)
-    jac = mujoco_versions.constraint_jacobian(m, fwd)
+    jac = mujoco_versions.constraint_jacobian(model, fwd)
     accel = np.abs(jac) @ np.abs(fwd.qacc) + np.abs(fwd.efc_aref[: fwd.nefc])
     unresolved = ULPS * np.finfo(float).eps * fwd.efc_D[: fwd.nefc] * accel
     error = np.maximum(np.abs(inv.efc_force[: inv.nefc] - force) - unresolved, 0.0)
@@ -119,22 +122,20 @@ def recovered_residual(model: mujoco.MjModel, data: mujoco.MjData, tight: mujoco
                      float(data.time))
 
 
-def smooth_model(model: mujoco.MjModel) -> mujoco.MjModel:
-    """`continuous_model` with constraints off."""
-    m = continuous_model(model)
-    m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
-    return m
+def smooth_model(model: mujoco.MjModel) -> dict[str, int]:
+    """The options of `continuous_model` with constraints off."""
+    return {**continuous_model(model),
+            "disableflags": int(model.opt.disableflags) | int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)}
 
 
-def continuous_model(model: mujoco.MjModel) -> mujoco.MjModel:
-    """A copy whose inverse dynamics reads qacc as the continuous-time acceleration mj_forward gives. (The pack
-    compiles a sleeping model awake, `pytest_physlaw.pack`: a sleeping tree's dofs are skipped by forward
-    dynamics, not by inverse dynamics.)"""
-    m = copy.copy(model)
+def continuous_model(model: mujoco.MjModel) -> dict[str, int]:
+    """The options whose inverse dynamics reads qacc as the continuous-time acceleration mj_forward gives (for
+    `options.changed`). (The pack compiles a sleeping model awake, `pytest_physlaw.pack`: a sleeping tree's dofs are
+    skipped by forward dynamics, not by inverse dynamics.)"""
     invdiscrete = getattr(mujoco.mjtEnableBit, "mjENBL_INVDISCRETE", None)
-    if invdiscrete is not None:
-        m.opt.enableflags &= ~int(invdiscrete)
-    return m
+    if invdiscrete is None:
+        return {}
+    return {"enableflags": int(model.opt.enableflags) & ~int(invdiscrete)}
 
 
 @pytest.mark.law("model-inverse-dynamics", source=SOURCE)
@@ -172,10 +173,10 @@ def settling_tolerance(model: mujoco.MjModel, data: mujoco.MjData) -> float | No
     """The loosest tolerance, a decade at a time below the model's (down to 1e-6 of it), at which the solve's own
     error at `data` is at most RECOVERED / SPREAD of its largest force; None where none is."""
     for decade in range(1, 7):
-        m = copy.copy(model)
-        m.opt.tolerance = float(model.opt.tolerance) * 10.0 ** -decade
-        if recovered_residual(m, data).own <= RECOVERED / SPREAD:
-            return float(m.opt.tolerance)
+        tolerance = float(model.opt.tolerance) * 10.0 ** -decade
+        continuous = {**continuous_model(model), "tolerance": tolerance}
+        if recovered_residual(model, data, tightened(model, tolerance), continuous).own <= RECOVERED / SPREAD:
+            return tolerance
     return None
 
 
