@@ -155,11 +155,30 @@ def steps_in_both_orders(model: mujoco.MjModel, state: mujoco.MjData,
     return first, second, act
 
 
+def actuation_reach(model: mujoco.MjModel, data: mujoco.MjData) -> float:
+    """max over dofs of |M^-1| a, a the actuators' forces on each dof each taken absolute (a_d = sum_i |moment_id
+    force_i|), at `data`'s last forward pass: the size of the accelerations a reordered sum's round-off can move,
+    through the mass matrix's solve (`mj_solveM` on the dofs the actuators move). Where the actuators' forces
+    cancel, |qacc| is no scale for it (MuJoCo's four muscles on two joints: 20x smaller)."""
+    moments = mujoco_versions.actuator_moments(model, data)
+    forces = np.asarray(data.actuator_force)[: moments.shape[0], None]
+    absolute = np.abs(moments * forces).sum(axis=0)
+    dofs = np.flatnonzero(absolute)
+    if dofs.size == 0:
+        return 0.0
+    units = np.zeros((dofs.size, model.nv))
+    units[np.arange(dofs.size), dofs] = 1.0
+    columns = np.zeros_like(units)
+    mujoco.mj_solveM(model, data, columns, units)  # M symmetric: row k is M^-1's column of dof dofs[k]
+    return float(np.max(np.abs(columns).T @ absolute[dofs]))
+
+
 def apart(model: mujoco.MjModel, state: mujoco.MjData, first: mujoco.MjData, second: mujoco.MjData,
           act: np.ndarray) -> dict[str, float]:
     """Each compared quantity's largest difference between the orders over its round-off bound, ROUNDOFF (nu + nv)
-    eps times its scale: qacc of the step's forward pass (scale: the larger |qacc|, |qacc_smooth|), qvel after the
-    step (|qvel| before or after, + h |qacc|), act after the step (|act| before or after, + h |act_dot|); max norms."""
+    eps times its scale: qacc of the step's forward pass (scale: the largest of |qacc|, |qacc_smooth| and the
+    actuators' reach `actuation_reach`), qvel after the step (|qvel| before or after, + h times qacc's scale), act
+    after the step (|act| before or after, + h |act_dot|); max norms. `state` is forwarded in the model's order."""
     h = float(model.opt.timestep)
     bound = ROUNDOFF * (mujoco_versions.actuator_count(model) + model.nv) * EPS
 
@@ -170,7 +189,7 @@ def apart(model: mujoco.MjModel, state: mujoco.MjData, first: mujoco.MjData, sec
     def size(*arrays: np.ndarray) -> float:
         return max((float(np.max(np.abs(a), initial=0.0)) for a in arrays), default=0.0)
 
-    qacc = size(first.qacc, first.qacc_smooth, second.qacc)
+    qacc = max(size(first.qacc, first.qacc_smooth, second.qacc), actuation_reach(model, state))
     return {"qacc": share(first.qacc - second.qacc, qacc),
             "qvel": share(first.qvel - second.qvel, size(state.qvel, first.qvel, second.qvel) + h * qacc),
             "act": share(first.act - act, size(state.act, first.act, act) + h * size(first.act_dot))}
@@ -182,7 +201,8 @@ def test_actuator_order_is_no_physics(law, pack_model, twofold_states, model_cas
     (the model's own integrator) of the model as compiled and of the same model with its actuators reordered
     (stateless first, then stateful, each group reversed) give the same qacc, qvel and act, to 10 (nu + nv) eps of
     their size: summing nu actuator forces in another order changes the sum by at most (nu - 1) eps of its terms'
-    absolute sum, and the step's solves with the mass matrix keep it to nv eps relative."""
+    absolute sum (qacc's size includes that sum through |M^-1|), and the step's solves with the mass matrix add nv
+    eps relative."""
     model = pack_model.model
     if mujoco_versions.actuator_count(model) == 0:
         pytest.skip(f"{model_case}: no actuator")
