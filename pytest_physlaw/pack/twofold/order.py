@@ -113,7 +113,9 @@ def fresh(model: mujoco.MjModel, state: np.ndarray) -> mujoco.MjData:
 def reordered(model: mujoco.MjModel, order: np.ndarray) -> Iterator[Reorder]:
     """`model`, compiled, with its actuators listed in `order` (old ids), in place, restored on leaving: every
     per-actuator array's rows, the activations', controls' and outputs' addresses renumbered in the new order, the
-    keyframes' controls and activations moved, the actuator ids that sensors, joints and tendons hold remapped."""
+    keyframes' controls and activations moved, the actuator ids that sensors, joints and tendons hold remapped. A
+    delayed actuator's history buffer (`actuator_historyadr`, 3.14) keeps its address: the row moves, the buffer
+    stays its own."""
     fields = mujoco_versions.actuator_fields(model)
     spaces = mujoco_versions.actuator_spaces(model)
     references = mujoco_versions.actuator_references(model)
