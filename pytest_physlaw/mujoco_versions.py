@@ -22,6 +22,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `islands_on`, `islands_toggled` | islands on unless `mjDSBL_ISLAND` (3.14 has it) | off unless `mjENBL_ISLAND` (3.0) |
 | `contact_flexes`, `contact_flex_parts` | the contact array's views `data.contact.flex/elem/vert` (every release) | 3.0's single `data.contact[i].flex` reads wrong |
 | `mesh_inertia_attributes` | `<mesh inertia="legacy|exact">` (3.2.5) | the default (legacy), `<compiler exactmeshinertia="true">` |
+| `actuator_fields`, `actuator_spaces`, `actuator_references` | every `actuator_*` array the release has (actearly 3.0.1; delay, history, damping, armature, control and output addresses 3.14), `nactuator` | `nu` actuators, each with one control and one output at its own index |
 """
 
 from __future__ import annotations
@@ -348,3 +349,55 @@ def mesh_inertia_attributes(mode: str) -> tuple[str, str] | None:
             _MESH_INERTIA[mode] = (compiler, mesh)
             break
     return _MESH_INERTIA[mode]
+
+
+def actuator_count(model: mujoco.MjModel) -> int:
+    """How many actuators (objects) the model has: `nactuator` where the release counts them apart from the
+    controls (`nu`), else `nu`."""
+    return int(getattr(model, "nactuator", model.nu))
+
+
+def actuator_fields(model: mujoco.MjModel) -> list[str]:
+    """The names of the model's per-actuator arrays, one row an actuator: every `actuator_*` array whose first
+    dimension is the actuator count, and the names' addresses (`name_actuatoradr`), found by shape, whatever this
+    release adds or drops (`actuator_actearly` 3.0.1, `actuator_plugin`, delay and history, damping and armature,
+    control and output addresses)."""
+    count, found = actuator_count(model), []
+    for name in dir(model):
+        if not (name.startswith("actuator_") or name == "name_actuatoradr"):
+            continue
+        value = getattr(model, name)
+        if isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == count:
+            found.append(name)
+    return found
+
+
+def actuator_spaces(model: mujoco.MjModel) -> list[tuple[str | None, str | None, str, str | None, int]]:
+    """The vectors the actuators own blocks of, as (address field, count field, mjData field, keyframe field, size):
+    the activations (`actuator_actadr`/`actuator_actnum`, `act`, `key_act`, na), and the controls and force
+    outputs where the release addresses them (`actuator_ctrladr`/`ctrlnum`, `actuator_outadr`/`outnum`); where it
+    does not (None, None: actuator i's control is `ctrl[i]`), one each at the actuator's own index."""
+    spaces: list[tuple[str | None, str | None, str, str | None, int]] = [
+        ("actuator_actadr", "actuator_actnum", "act", "key_act", int(model.na))]
+    if hasattr(model, "actuator_ctrladr"):
+        spaces.append(("actuator_ctrladr", "actuator_ctrlnum", "ctrl", "key_ctrl", int(model.nu)))
+    else:
+        spaces.append((None, None, "ctrl", "key_ctrl", int(model.nu)))
+    if hasattr(model, "actuator_outadr"):
+        spaces.append(("actuator_outadr", "actuator_outnum", "actuator_force", None, int(model.nout)))
+    return spaces
+
+
+def actuator_references(model: mujoco.MjModel) -> list[tuple[str, np.ndarray]]:
+    """The model's arrays that hold actuator ids, each with the mask of its entries that do: the sensors' object and
+    reference ids where their type is an actuator (actuatorpos, actuatorvel, actuatorfrc), and the joints' and
+    tendons' `jnt_actuatorid`/`tendon_actuatorid` (3.14: the actuator whose damping and armature they carry; -1
+    none) where the release has them."""
+    actuator = int(mujoco.mjtObj.mjOBJ_ACTUATOR)
+    found = [("sensor_objid", np.asarray(model.sensor_objtype) == actuator),
+             ("sensor_refid", np.asarray(model.sensor_reftype) == actuator)]
+    for name in ("jnt_actuatorid", "tendon_actuatorid"):
+        ids = getattr(model, name, None)
+        if ids is not None:
+            found.append((name, np.asarray(ids) >= 0))
+    return found

@@ -28,7 +28,8 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `readouts` (a package: `constraint`, `actuation`, `sensors`, read through `states.readout_states`): what each
   readout and sensor reports is what the step applied (qfrc_constraint, mj_contactForce, qfrc_actuator,
   actuator_force, sensordata), computed a second way from MuJoCo's own calls.
-- `twofold` (a package): the same physics computed two ways MuJoCo offers (dense and sparse Jacobian, ...), at
+- `twofold` (a package): the same physics computed two ways MuJoCo offers (dense and sparse Jacobian, the
+  actuators listed in another order, ...), at
   the states of `twofold.states`; the table: docs/second-computations.md.
 - `routes` (a package: the laws, `common`, `reference` for MuJoCo C's side, one module per route, `warp`, `mjx`): with
   `--physlaw-route`, the model on MuJoCo Warp and MJX beside MuJoCo C (not collected without).
@@ -130,6 +131,7 @@ from pytest_physlaw.pack.twofold.islands import test_islands_and_one_solve_agree
 from pytest_physlaw.pack.twofold.jacobian import test_dense_and_sparse_jacobian_solve_alike  # noqa: F401
 from pytest_physlaw.pack.twofold.mass import test_mass_matrix_and_its_factor_agree  # noqa: F401
 from pytest_physlaw.pack.twofold.midphase import test_midphase_prunes_no_contact  # noqa: F401
+from pytest_physlaw.pack.twofold.order import test_actuator_order_is_no_physics  # noqa: F401
 from pytest_physlaw.pack.twofold.solvers import test_converged_solvers_agree_where_the_model_moves  # noqa: F401
 from pytest_physlaw.pack.twofold.states import twofold_states  # noqa: F401
 from pytest_physlaw.pack.transmission import test_moment_arms_are_the_lengths_derivative  # noqa: F401
