@@ -22,6 +22,8 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `islands_on`, `islands_toggled` | islands on unless `mjDSBL_ISLAND` (3.14 has it) | off unless `mjENBL_ISLAND` (3.0) |
 | `contact_flexes` | the contact array's view `data.contact.flex` (every release) | 3.0's single `data.contact[i].flex` reads wrong |
 | `mesh_inertia_attributes` | `<mesh inertia="legacy|exact">` (3.2.5) | the default (legacy), `<compiler exactmeshinertia="true">` |
+| `geom_distance` | `mj_geomDistance(m, d, geom1, geom2, distmax, fromto)` (3.1.6) | the pair's narrowphase alone: `mj_collision` on a probe model of the two geoms (primitives only) |
+| `ccd_tolerance` | `opt.ccd_tolerance` (3.2: MuJoCo's own convex solver) | `opt.mpr_tolerance` (libccd's MPR) |
 """
 
 from __future__ import annotations
@@ -341,3 +343,65 @@ def mesh_inertia_attributes(mode: str) -> tuple[str, str] | None:
             _MESH_INERTIA[mode] = (compiler, mesh)
             break
     return _MESH_INERTIA[mode]
+
+
+# The geom types a probe model can copy from the compiled model alone (a mesh, a height field or an SDF needs its asset).
+_PROBE_TYPES = {int(t) for t in (mujoco.mjtGeom.mjGEOM_PLANE, mujoco.mjtGeom.mjGEOM_SPHERE, mujoco.mjtGeom.mjGEOM_CAPSULE,
+                                 mujoco.mjtGeom.mjGEOM_ELLIPSOID, mujoco.mjtGeom.mjGEOM_CYLINDER, mujoco.mjtGeom.mjGEOM_BOX)}
+_PROBES: dict[tuple, tuple[mujoco.MjModel, mujoco.MjData]] = {}
+_CCD_OPTIONS = ("ccd_tolerance", "ccd_iterations", "mpr_tolerance", "mpr_iterations")
+
+
+def geom_distance(model: mujoco.MjModel, data: mujoco.MjData, geom1: int, geom2: int, distmax: float,
+                  probe: bool = True) -> float | None:
+    """The smallest signed distance between `geom1` and `geom2` at `data`'s positions (negative: they overlap by
+    that much), `distmax` where they are farther apart: MuJoCo's `mj_geomDistance` (3.1.6 on), which runs MuJoCo's
+    convex solver (`mjc_ccd`, GJK and EPA) for the pairs whose collider is `mjc_Convex` or `mjc_BoxBox` with native
+    CCD on, and else the pair's collider with `distmax` as its margin (engine_support.c). Where the binding has no
+    `mj_geomDistance` (3.1.5 and before), and `probe` is true, the pair's narrowphase alone: `mj_collision` on a probe
+    model of just the two geoms (compiled once a pair of shapes), placed where `data` has them, the pair explicit
+    with `distmax` as its margin; None for a mesh, a height field or an SDF, which the probe cannot copy from the
+    compiled model, and None without `probe`."""
+    call = getattr(mujoco, "mj_geomDistance", None)
+    if call is not None:
+        return float(call(model, data, int(geom1), int(geom2), float(distmax), None))
+    if not probe or int(model.geom_type[geom1]) not in _PROBE_TYPES or int(model.geom_type[geom2]) not in _PROBE_TYPES:
+        return None
+    return _probe_distance(model, data, int(geom1), int(geom2), float(distmax))
+
+
+def _probe_distance(model: mujoco.MjModel, data: mujoco.MjData, g1: int, g2: int, distmax: float) -> float:
+    """`geom_distance` without `mj_geomDistance`: the probe's deepest contact, `distmax` where it has none."""
+    shape = lambda g: (int(model.geom_type[g]), tuple(float(x) for x in model.geom_size[g]))  # noqa: E731
+    key = (shape(g1), shape(g2), int(model.opt.enableflags), int(model.opt.disableflags),
+           tuple(float(getattr(model.opt, o, 0.0)) for o in _CCD_OPTIONS))
+    if key not in _PROBES:
+        if len(_PROBES) > 4096:
+            _PROBES.clear()
+        # each geom in a mocap body of its own: mj_collision returns at once with fewer than two bodies
+        geoms = "".join(f'<body mocap="true"><geom name="g{i}" type="{mujoco.mjtGeom(t).name[7:].lower()}" '
+                        f'size="{" ".join(map(repr, size))}" contype="0" conaffinity="0"/></body>'
+                        for i, (t, size) in enumerate(key[:2]))
+        probe = mujoco.MjModel.from_xml_string(f'<mujoco><worldbody>{geoms}</worldbody>'
+                                               '<contact><pair geom1="g0" geom2="g1"/></contact></mujoco>')
+        for option in _CCD_OPTIONS:  # the model's own solver settings for the convex pairs
+            if hasattr(probe.opt, option):
+                setattr(probe.opt, option, getattr(model.opt, option))
+        keep = int(DSBL.mjDSBL_CONTACT) | int(DSBL.mjDSBL_CONSTRAINT)  # the probe's contacts stay on
+        probe.opt.disableflags = int(model.opt.disableflags) & ~keep
+        probe.opt.enableflags = int(model.opt.enableflags)
+        _PROBES[key] = (probe, mujoco.MjData(probe))
+    probe, scratch = _PROBES[key]
+    for i, g in enumerate((g1, g2)):  # each mocap body where `data` has its geom
+        scratch.mocap_pos[i] = data.geom_xpos[g]
+        mujoco.mju_mat2Quat(scratch.mocap_quat[i], data.geom_xmat[g])
+    probe.pair_margin[0], probe.pair_gap[0] = distmax, 0.0
+    mujoco.mj_kinematics(probe, scratch)
+    mujoco.mj_collision(probe, scratch)
+    return float(min([distmax, *np.asarray(scratch.contact.dist[: scratch.ncon], float)]))
+
+
+def ccd_tolerance(model: mujoco.MjModel) -> float:
+    """The tolerance MuJoCo's convex collision solver stops at (a distance, in the model's length unit): `opt.ccd_tolerance`
+    where the release has it (MuJoCo's own GJK/EPA, and libccd's MPR from 3.2), `opt.mpr_tolerance` before."""
+    return float(getattr(model.opt, "ccd_tolerance", None) or getattr(model.opt, "mpr_tolerance"))
