@@ -362,6 +362,9 @@ def geom_distance(model: mujoco.MjModel, data: mujoco.MjData, geom1: int, geom2:
     model of just the two geoms (compiled once a pair of shapes), placed where `data` has them, the pair explicit
     with `distmax` as its margin; None for a mesh, a height field or an SDF, which the probe cannot copy from the
     compiled model, and None without `probe`."""
+    if not (0 <= geom1 < model.ngeom and 0 <= geom2 < model.ngeom and np.isfinite(distmax)):
+        raise ValueError(f"geom_distance: geoms {geom1} and {geom2} must lie in 0..{model.ngeom - 1} (MuJoCo's call "
+                         f"reads past its arrays otherwise) and distmax ({distmax}) be a number")
     call = getattr(mujoco, "mj_geomDistance", None)
     if call is not None:
         return float(call(model, data, int(geom1), int(geom2), float(distmax), None))
