@@ -104,21 +104,22 @@ def admitted(model: mujoco.MjModel, data: mujoco.MjData, pairs: Pairs) -> tuple[
     return pairs.where(keep), asleep
 
 
-def deepest_contacts(data: mujoco.MjData) -> dict[tuple[int, int], float]:
-    """{(geom1, geom2) with geom1 < geom2: the smallest `dist` of the pair's contacts} over `data`'s contact list
-    (what `mj_collision` found); a flex's contacts are left out (their side is an element, not a geom)."""
+def deepest_contacts(data: mujoco.MjData) -> dict[tuple[int, int], tuple[float, int]]:
+    """{(geom1, geom2) with geom1 < geom2: (the smallest `dist` of the pair's contacts, how many it has)} over `data`'s
+    contact list (what `mj_collision` found); a flex's contacts are left out (their side is an element, not a geom)."""
     n = data.ncon
     if not n:
         return {}
     geoms = mujoco_versions.contact_geoms(data.contact)[:n]
     flexes = mujoco_versions.contact_flexes(data)
     dist = np.asarray(data.contact.dist[:n], float)
-    found: dict[tuple[int, int], float] = {}
+    found: dict[tuple[int, int], tuple[float, int]] = {}
     for (a, b), (fa, fb), d in zip(geoms.tolist(), flexes.tolist(), dist.tolist()):
         if a < 0 or b < 0 or fa >= 0 or fb >= 0:
             continue
         key = (min(a, b), max(a, b))
-        found[key] = min(d, found.get(key, d))
+        deepest, count = found.get(key, (d, 0))
+        found[key] = (min(d, deepest), count + 1)
     return found
 
 
@@ -142,6 +143,20 @@ def pair_name(model: mujoco.MjModel, g1: int, g2: int) -> str:
         name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g) or f"geom {g}"
         return f"{name} ({GEOM(int(model.geom_type[g])).name[7:].lower()})"
     return f"{one(g1)} / {one(g2)}"
+
+
+# the type pairs whose collider is MuJoCo's general convex one (`mjc_Convex`: GJK/EPA, or libccd's MPR), from the
+# collision table mjCOLLISIONFUNC (src/engine/engine_collision_driver.c; the same from 3.1 to 4.0)
+_CONVEX = {("sphere", "ellipsoid"), ("sphere", "mesh"), ("capsule", "ellipsoid"), ("capsule", "cylinder"),
+           ("capsule", "mesh"), ("ellipsoid", "ellipsoid"), ("ellipsoid", "cylinder"), ("ellipsoid", "box"),
+           ("ellipsoid", "mesh"), ("cylinder", "cylinder"), ("cylinder", "box"), ("cylinder", "mesh"), ("box", "mesh"),
+           ("mesh", "mesh")}
+
+
+def convex_solved(model: mujoco.MjModel, g1: int, g2: int) -> bool:
+    """Whether MuJoCo collides the pair with its general convex collider (`mjc_Convex`), whose several contacts a
+    pair (multiccd) are not each at the pair's depth."""
+    return tuple(type_pair(model, g1, g2).split("-")) in _CONVEX
 
 
 def type_pair(model: mujoco.MjModel, g1: int, g2: int) -> str:
