@@ -98,8 +98,9 @@ def admitted(model: mujoco.MjModel, data: mujoco.MjData, pairs: Pairs) -> tuple[
     keep = (explicit | default) & collider
     asleep = 0
     if mujoco_versions.sleeping(model) and hasattr(data, "body_awake"):
-        awake = np.asarray(data.body_awake) == int(mujoco.mjtSleepState.mjS_AWAKE)
-        dozing = keep & ~(awake[body[g1]] & awake[body[g2]])
+        # asleep, not static (mjS_STATIC: the world's and static bodies', which stay in every pair)
+        sleeping = np.asarray(data.body_awake) == int(mujoco.mjtSleepState.mjS_ASLEEP)
+        dozing = keep & (sleeping[body[g1]] | sleeping[body[g2]])
         asleep, keep = int(np.count_nonzero(dozing)), keep & ~dozing
     return pairs.where(keep), asleep
 
