@@ -23,6 +23,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `contact_flexes` | the contact array's view `data.contact.flex` (every release) | 3.0's single `data.contact[i].flex` reads wrong |
 | `mesh_inertia_attributes` | `<mesh inertia="legacy|exact">` (3.2.5) | the default (legacy), `<compiler exactmeshinertia="true">` |
 | `geom_distance` | `mj_geomDistance(m, d, geom1, geom2, distmax, fromto)` (3.1.6) | the pair's narrowphase alone: `mj_collision` on a probe model of the two geoms (primitives only) |
+| `multiccd` | on unless `mjDSBL_MULTICCD` (3.8: on by default) | off unless `mjENBL_MULTICCD` |
 | `ccd_tolerance` | `opt.ccd_tolerance` (3.2: MuJoCo's own convex solver) | `opt.mpr_tolerance` (libccd's MPR) |
 """
 
@@ -408,3 +409,13 @@ def ccd_tolerance(model: mujoco.MjModel) -> float:
     """The tolerance MuJoCo's convex collision solver stops at (a distance, in the model's length unit): `opt.ccd_tolerance`
     where the release has it (MuJoCo's own GJK/EPA, and libccd's MPR from 3.2), `opt.mpr_tolerance` before."""
     return float(getattr(model.opt, "ccd_tolerance", None) or getattr(model.opt, "mpr_tolerance"))
+
+
+def multiccd(model: mujoco.MjModel) -> bool:
+    """Whether the convex collider returns several contacts a pair (multiccd): on unless `mjDSBL_MULTICCD` where the
+    release has that flag (on by default since 3.8), off unless `mjENBL_MULTICCD` before."""
+    off = getattr(DSBL, "mjDSBL_MULTICCD", None)
+    if off is not None:
+        return not model.opt.disableflags & int(off)
+    on = getattr(ENBL, "mjENBL_MULTICCD", None)
+    return on is not None and bool(model.opt.enableflags & int(on))

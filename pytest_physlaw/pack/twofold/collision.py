@@ -16,13 +16,14 @@ own answer (the contact's bookkeeping), for the former with an independent solve
 Left out of the deepest-contact law, and named: height-field pairs (`mjc_ConvexHField` is a collision of the
 prisms within the margin, at most mjMAXCONPAIR contacts; `mj_geomDistance` calls it again, no second computation);
 SDF pairs (a local search from `sdf_initpoints` starts, sdf_iterations steps: both sides approximate); a flex's
-contacts (an element's, not a geom's: `mj_geomDistance` takes two geoms); a convex-collider pair (`mjc_Convex`) with
-several contacts (multiccd, Computation: Multiple contacts: the legacy pipeline adds the contacts of the pair turned by
-+-1e-3 rad; the single-shot one, since 3.12 (commit 17e6d44a), reports the corners of a quad of the clipped faces,
-each at its own depth, so that the overlap's deepest point need not be among them: MuJoCo's cube_3x3x3 on 3.14.0,
-a cubelet pair's four contacts 0.26 mm deep against a 0.36 mm overlap); pairs whose deepest contact lies within the
-margin at a positive distance (a separating axis's gap for box-box, not the Euclidean distance); releases without
-`mj_geomDistance` (the probe runs the same collider: no second computation).
+contacts (an element's, not a geom's: `mj_geomDistance` takes two geoms); a convex-collider pair's (`mjc_Convex`)
+contacts while multiccd is on (`mujoco_versions.multiccd`; Computation: Multiple contacts: the legacy pipeline adds
+the contacts of the pair turned by +-1e-3 rad; the single-shot one, since 3.12 (commit 17e6d44a), reports points of
+the clipped faces, each at its own depth, so that the overlap's deepest point need not be among them: MuJoCo's
+cube_3x3x3 on 3.14.0, a cubelet pair's four contacts 0.264 mm deep against a 0.359 mm overlap, 47 x the bound;
+replicate/bunnies on 4.0.1, a single mesh-mesh contact 4.5e-6 m shallower than the overlap, 2.2 x); pairs whose
+deepest contact lies within the margin at a positive distance (a separating axis's gap for box-box, not the Euclidean
+distance); releases without `mj_geomDistance` (the probe runs the same collider: no second computation).
 
 Measured: `pytest-physlaw check MODEL.xml -k "collide or deepest"`; figures in docs/second-computations.md.
 """
@@ -46,10 +47,10 @@ APPROXIMATE = {distance.HFIELD: "height field (the prisms within the margin, at 
                **({int(SDF): "SDF (a local search from sdf_initpoints starts: both sides approximate)"} if SDF else {})}
 
 # multiccd (Computation, Multiple contacts): the legacy pipeline adds the contacts of the pair turned by +-1e-3 rad,
-# the single-shot one reports the corners of a quad of the clipped faces, each at its own depth (3.12 on, commit
-# 17e6d44a): the overlap's deepest point need not be one of them
-MULTICCD = ("the convex collider's several contacts of a pair (multiccd: the legacy pipeline's are the pair turned by "
-            "+-1e-3 rad, the single-shot one's the corners of a quad of the clipped faces at their own depths, 3.12 on)")
+# the single-shot one reports points of the clipped faces, each at its own depth (3.12 on, commit 17e6d44a), also
+# where one is left: the overlap's deepest point need not be among them
+MULTICCD = ("the convex collider's contacts with multiccd on (the legacy pipeline adds the pair turned by +-1e-3 rad, "
+            "the single-shot one reports points of the clipped faces at their own depths, 3.12 on)")
 
 
 def _contacts_off(model: mujoco.MjModel) -> bool:
@@ -122,14 +123,15 @@ def test_deepest_contact_is_the_distance(law, pack_model, twofold_states, model_
     bound = distance.tolerance(model)
     worst, where = 0.0, ""
     compared, approximate, separated = 0, Counter(), 0
+    multiple = mujoco_versions.multiccd(model)
     for state in twofold_states:
-        for (g1, g2), (deepest, count) in distance.deepest_contacts(state).items():
+        for (g1, g2), (deepest, _) in distance.deepest_contacts(state).items():
             if deepest >= 0:
                 separated += 1
                 continue
             types = {int(model.geom_type[g1]), int(model.geom_type[g2])}
             kind = next((APPROXIMATE[t] for t in types if t in APPROXIMATE), None)
-            if not kind and count > 1 and distance.convex_solved(model, g1, g2):
+            if not kind and multiple and distance.convex_solved(model, g1, g2):
                 kind = MULTICCD
             if kind:
                 approximate[kind] += 1
