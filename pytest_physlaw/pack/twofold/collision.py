@@ -107,9 +107,12 @@ def test_overlapping_pairs_collide(law, pack_model, twofold_states, model_case) 
               why=f"the deepest overlap of an admitted geom pair that has no contact, over the distance's own error "
                   f"({bound:.3g}: 2 ccd_tolerance + 1e-9 extent), over {measured} pair-states: {where}"
                   + (f"; left out: {left_out}" if left_out else "") +
-                  f"; failing, an engine defect of MuJoCo {mujoco.__version__}'s collision (not the model's): its "
-                  "broad- or midphase pruned an overlapping pair (3.1.5: fusestatic left the world's bounding "
-                  "volumes stale); report it, or change MuJoCo version")
+                  f"; failing, an engine defect of MuJoCo {mujoco.__version__}'s collision (not the model's): "
+                  "mj_collision and mj_geomDistance disagree on the pair: either its broad- or midphase pruned an "
+                  "overlapping pair (3.1.5: fusestatic left the world's bounding volumes stale) or the pair's "
+                  "narrowphase reports an overlap the geoms do not have (3.14.0: plane-cylinder, a cylinder upright to "
+                  "2e-14 in MuJoCo's replicate/bowl); the geoms' own extent tells which; report it, or change MuJoCo "
+                  "version")
 
 
 @pytest.mark.law("model-deepest-contact-is-distance", source=SOURCE)
