@@ -166,3 +166,21 @@ def test_the_bound_is_the_models_ccd_tolerance() -> None:
     extent = float(model.stat.extent)
     assert distance.tolerance(model) == pytest.approx(2 * mujoco_versions.ccd_tolerance(model) + 1e-9 * extent)
     assert np.isfinite(distance.tolerance(model))
+
+
+def test_a_pair_with_a_body_asleep_is_left_out_and_counted() -> None:
+    """With `<flag sleep>` (MuJoCo 3.12 on), a pair with a body asleep is left out (its filter also depends on the
+    other body); a static body (the world's, mjS_STATIC) is not asleep."""
+    if not hasattr(mujoco.mjtEnableBit, "mjENBL_SLEEP"):
+        pytest.skip(f"MuJoCo {mujoco.__version__} has no sleep")
+    model = mujoco.MjModel.from_xml_string(
+        '<mujoco><option><flag sleep="enable"/></option><worldbody><geom type="plane" size="1 1 .1"/>'
+        '<body pos="0 0 .09"><freejoint/><geom size=".1"/></body>'
+        '<body pos="0 0 .28"><freejoint/><geom size=".1"/></body></worldbody></mujoco>')
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    pairs, asleep = distance.admitted(model, data, distance.near(model, data))
+    assert asleep == 0 and set(zip(pairs.geom1.tolist(), pairs.geom2.tolist())) == {(0, 1), (1, 2)}
+    data.body_awake[2] = int(mujoco.mjtSleepState.mjS_ASLEEP)
+    pairs, asleep = distance.admitted(model, data, distance.near(model, data))
+    assert asleep == 1 and set(zip(pairs.geom1.tolist(), pairs.geom2.tolist())) == {(0, 1)}
