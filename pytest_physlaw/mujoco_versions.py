@@ -22,7 +22,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `islands_on`, `islands_toggled` | islands on unless `mjDSBL_ISLAND` (3.14 has it) | off unless `mjENBL_ISLAND` (3.0) |
 | `contact_flexes` | the contact array's view `data.contact.flex` (every release) | 3.0's single `data.contact[i].flex` reads wrong |
 | `mesh_inertia_attributes` | `<mesh inertia="legacy|exact">` (3.2.5) | the default (legacy), `<compiler exactmeshinertia="true">` |
-| `geom_distance` | `mj_geomDistance(m, d, geom1, geom2, distmax, fromto)` (3.1.6) | the pair's narrowphase alone: `mj_collision` on a probe model of the two geoms (primitives only) |
+| `geom_distance` | `mj_geomDistance` (3.1.6) | `mj_collision` on a probe model of the two geoms (primitives) |
 | `multiccd` | on unless `mjDSBL_MULTICCD` (3.8: on by default) | off unless `mjENBL_MULTICCD` |
 | `ccd_tolerance` | `opt.ccd_tolerance` (3.2: MuJoCo's own convex solver) | `opt.mpr_tolerance` (libccd's MPR) |
 """
@@ -346,9 +346,11 @@ def mesh_inertia_attributes(mode: str) -> tuple[str, str] | None:
     return _MESH_INERTIA[mode]
 
 
-# The geom types a probe model can copy from the compiled model alone (a mesh, a height field or an SDF needs its asset).
-_PROBE_TYPES = {int(t) for t in (mujoco.mjtGeom.mjGEOM_PLANE, mujoco.mjtGeom.mjGEOM_SPHERE, mujoco.mjtGeom.mjGEOM_CAPSULE,
-                                 mujoco.mjtGeom.mjGEOM_ELLIPSOID, mujoco.mjtGeom.mjGEOM_CYLINDER, mujoco.mjtGeom.mjGEOM_BOX)}
+# The geom types a probe model can copy from the compiled model alone (a mesh, a height field or an SDF needs its
+# asset).
+_GEOM = mujoco.mjtGeom
+_PROBE_TYPES = {int(t) for t in (_GEOM.mjGEOM_PLANE, _GEOM.mjGEOM_SPHERE, _GEOM.mjGEOM_CAPSULE, _GEOM.mjGEOM_ELLIPSOID,
+                                 _GEOM.mjGEOM_CYLINDER, _GEOM.mjGEOM_BOX)}
 _PROBES: dict[tuple, tuple[mujoco.MjModel, mujoco.MjData]] = {}
 _CCD_OPTIONS = ("ccd_tolerance", "ccd_iterations", "mpr_tolerance", "mpr_iterations")
 
@@ -406,8 +408,9 @@ def _probe_distance(model: mujoco.MjModel, data: mujoco.MjData, g1: int, g2: int
 
 
 def ccd_tolerance(model: mujoco.MjModel) -> float:
-    """The tolerance MuJoCo's convex collision solver stops at (a distance, in the model's length unit): `opt.ccd_tolerance`
-    where the release has it (MuJoCo's own GJK/EPA, and libccd's MPR from 3.2), `opt.mpr_tolerance` before."""
+    """The tolerance MuJoCo's convex collision solver stops at (a distance, in the model's length unit):
+    `opt.ccd_tolerance` where the release has it (MuJoCo's own GJK/EPA, and libccd's MPR from 3.2), `opt.mpr_tolerance`
+    before."""
     return float(getattr(model.opt, "ccd_tolerance", None) or getattr(model.opt, "mpr_tolerance"))
 
 

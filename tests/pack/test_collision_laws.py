@@ -79,8 +79,10 @@ def test_each_law_holds_and_fails_under_its_fault(pytester: pytest.Pytester, mon
     assert "engine defect" in check["why"], record
 
 
-def test_the_overlap_law_fails_through_the_probe_too(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without `mj_geomDistance` (MuJoCo before 3.1.6) the probe model measures the pair: the lost contact still fails."""
+def test_the_overlap_law_fails_through_the_probe_too(pytester: pytest.Pytester,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without `mj_geomDistance` (MuJoCo before 3.1.6) the probe model measures the pair: the lost contact still
+    fails."""
     pytester.path.joinpath("model.xml").write_text(SCENE)
     monkeypatch.delattr(mujoco, "mj_geomDistance", raising=False)
     assert _record(pytester, "overlapping_pairs", OVERLAP)["outcome"] == "passed"
