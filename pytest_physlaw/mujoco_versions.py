@@ -23,6 +23,9 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `contact_flexes`, `contact_flex_parts` | the contact array's views `data.contact.flex/elem/vert` (every release) | 3.0's single `data.contact[i].flex` reads wrong |
 | `mesh_inertia_attributes` | `<mesh inertia="legacy|exact">` (3.2.5) | the default (legacy), `<compiler exactmeshinertia="true">` |
 | `actuator_fields`, `actuator_spaces`, `actuator_references` | every `actuator_*` array the release has (actearly 3.0.1; delay, history, damping, armature, control and output addresses 3.14), `nactuator` | `nu` actuators, each with one control and one output at its own index |
+| `geom_distance` | `mj_geomDistance` (3.1.6) | `mj_collision` on a probe model of the two geoms (primitives) |
+| `multiccd` | on unless `mjDSBL_MULTICCD` (3.8: on by default) | off unless `mjENBL_MULTICCD` |
+| `ccd_tolerance` | `opt.ccd_tolerance` (3.2: MuJoCo's own convex solver) | `opt.mpr_tolerance` (libccd's MPR) |
 """
 
 from __future__ import annotations
@@ -401,3 +404,81 @@ def actuator_references(model: mujoco.MjModel) -> list[tuple[str, np.ndarray]]:
         if ids is not None:
             found.append((name, np.asarray(ids) >= 0))
     return found
+
+
+# The geom types a probe model can copy from the compiled model alone (a mesh, a height field or an SDF needs its
+# asset).
+_GEOM = mujoco.mjtGeom
+_PROBE_TYPES = {int(t) for t in (_GEOM.mjGEOM_PLANE, _GEOM.mjGEOM_SPHERE, _GEOM.mjGEOM_CAPSULE, _GEOM.mjGEOM_ELLIPSOID,
+                                 _GEOM.mjGEOM_CYLINDER, _GEOM.mjGEOM_BOX)}
+_PROBES: dict[tuple, tuple[mujoco.MjModel, mujoco.MjData]] = {}
+_CCD_OPTIONS = ("ccd_tolerance", "ccd_iterations", "mpr_tolerance", "mpr_iterations")
+
+
+def geom_distance(model: mujoco.MjModel, data: mujoco.MjData, geom1: int, geom2: int, distmax: float,
+                  probe: bool = True) -> float | None:
+    """The smallest signed distance between `geom1` and `geom2` at `data`'s positions (negative: they overlap by
+    that much), `distmax` where they are farther apart: MuJoCo's `mj_geomDistance` (3.1.6 on), which runs MuJoCo's
+    convex solver (`mjc_ccd`, GJK and EPA) for the pairs whose collider is `mjc_Convex` or `mjc_BoxBox` with native
+    CCD on, and else the pair's collider with `distmax` as its margin (engine_support.c). Where the binding has no
+    `mj_geomDistance` (3.1.5 and before), and `probe` is true, the pair's narrowphase alone: `mj_collision` on a probe
+    model of just the two geoms (compiled once a pair of shapes), placed where `data` has them, the pair explicit
+    with `distmax` as its margin; None for a mesh, a height field or an SDF, which the probe cannot copy from the
+    compiled model, and None without `probe`."""
+    if not (0 <= geom1 < model.ngeom and 0 <= geom2 < model.ngeom and np.isfinite(distmax)):
+        raise ValueError(f"geom_distance: geoms {geom1} and {geom2} must lie in 0..{model.ngeom - 1} (MuJoCo's call "
+                         f"reads past its arrays otherwise) and distmax ({distmax}) be a number")
+    call = getattr(mujoco, "mj_geomDistance", None)
+    if call is not None:
+        return float(call(model, data, int(geom1), int(geom2), float(distmax), None))
+    if not probe or int(model.geom_type[geom1]) not in _PROBE_TYPES or int(model.geom_type[geom2]) not in _PROBE_TYPES:
+        return None
+    return _probe_distance(model, data, int(geom1), int(geom2), float(distmax))
+
+
+def _probe_distance(model: mujoco.MjModel, data: mujoco.MjData, g1: int, g2: int, distmax: float) -> float:
+    """`geom_distance` without `mj_geomDistance`: the probe's deepest contact, `distmax` where it has none."""
+    shape = lambda g: (int(model.geom_type[g]), tuple(float(x) for x in model.geom_size[g]))  # noqa: E731
+    key = (shape(g1), shape(g2), int(model.opt.enableflags), int(model.opt.disableflags),
+           tuple(float(getattr(model.opt, o, 0.0)) for o in _CCD_OPTIONS))
+    if key not in _PROBES:
+        if len(_PROBES) > 4096:
+            _PROBES.clear()
+        # each geom in a mocap body of its own: mj_collision returns at once with fewer than two bodies
+        geoms = "".join(f'<body mocap="true"><geom name="g{i}" type="{mujoco.mjtGeom(t).name[7:].lower()}" '
+                        f'size="{" ".join(map(repr, size))}" contype="0" conaffinity="0"/></body>'
+                        for i, (t, size) in enumerate(key[:2]))
+        probe = mujoco.MjModel.from_xml_string(f'<mujoco><worldbody>{geoms}</worldbody>'
+                                               '<contact><pair geom1="g0" geom2="g1"/></contact></mujoco>')
+        for option in _CCD_OPTIONS:  # the model's own solver settings for the convex pairs
+            if hasattr(probe.opt, option):
+                setattr(probe.opt, option, getattr(model.opt, option))
+        keep = int(DSBL.mjDSBL_CONTACT) | int(DSBL.mjDSBL_CONSTRAINT)  # the probe's contacts stay on
+        probe.opt.disableflags = int(model.opt.disableflags) & ~keep
+        probe.opt.enableflags = int(model.opt.enableflags)
+        _PROBES[key] = (probe, mujoco.MjData(probe))
+    probe, scratch = _PROBES[key]
+    for i, g in enumerate((g1, g2)):  # each mocap body where `data` has its geom
+        scratch.mocap_pos[i] = data.geom_xpos[g]
+        mujoco.mju_mat2Quat(scratch.mocap_quat[i], data.geom_xmat[g])
+    probe.pair_margin[0], probe.pair_gap[0] = distmax, 0.0
+    mujoco.mj_kinematics(probe, scratch)
+    mujoco.mj_collision(probe, scratch)
+    return float(min([distmax, *np.asarray(scratch.contact.dist[: scratch.ncon], float)]))
+
+
+def ccd_tolerance(model: mujoco.MjModel) -> float:
+    """The tolerance MuJoCo's convex collision solver stops at (a distance, in the model's length unit):
+    `opt.ccd_tolerance` where the release has it (MuJoCo's own GJK/EPA, and libccd's MPR from 3.2), `opt.mpr_tolerance`
+    before."""
+    return float(getattr(model.opt, "ccd_tolerance", None) or getattr(model.opt, "mpr_tolerance"))
+
+
+def multiccd(model: mujoco.MjModel) -> bool:
+    """Whether the convex collider returns several contacts a pair (multiccd): on unless `mjDSBL_MULTICCD` where the
+    release has that flag (on by default since 3.8), off unless `mjENBL_MULTICCD` before."""
+    off = getattr(DSBL, "mjDSBL_MULTICCD", None)
+    if off is not None:
+        return not model.opt.disableflags & int(off)
+    on = getattr(ENBL, "mjENBL_MULTICCD", None)
+    return on is not None and bool(model.opt.enableflags & int(on))

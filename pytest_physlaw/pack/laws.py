@@ -127,6 +127,10 @@ from pytest_physlaw.pack.stepping import (  # noqa: F401
     test_timestep_is_stable_for_the_stiffest_mode,
     test_timestep_resolves_the_motion,
 )
+from pytest_physlaw.pack.twofold.collision import (  # noqa: F401
+    test_deepest_contact_is_the_distance,
+    test_overlapping_pairs_collide,
+)
 from pytest_physlaw.pack.twofold.islands import test_islands_and_one_solve_agree  # noqa: F401
 from pytest_physlaw.pack.twofold.jacobian import test_dense_and_sparse_jacobian_solve_alike  # noqa: F401
 from pytest_physlaw.pack.twofold.mass import test_mass_matrix_and_its_factor_agree  # noqa: F401

@@ -10,4 +10,10 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `islands`: the constraint solve by islands against one solve of the whole model.
 - `stepping`: the Euler step's velocity update against the forward pass's qacc.
 - `mass`: `mj_mulM` against `mj_solveM` (M M^-1 = 1) and `mj_fullM`; `mj_rne` against qfrc_bias.
+- `midphase`: the collision with the midphase against without it.
+- `solvers`: the model's own solver against Newton, tight, at the most loaded states.
+- `distance` (a measure): the geom pairs MuJoCo's collision filter admits, their contacts, and their distance by
+  `mj_geomDistance` (`mujoco_versions.geom_distance`).
+- `collision`: `mj_collision`'s contacts against `mj_geomDistance`: every admitted pair that overlaps has a contact,
+  and the deepest contact's dist is the pair's signed distance.
 """
