@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw import mujoco_versions
-from pytest_physlaw.pack.twofold import distance
+from pytest_physlaw.pack.twofold import collision, distance
 
 MODELS = Path(__file__).resolve().parents[2] / "regressions" / "models"
 
@@ -206,3 +206,36 @@ def test_the_corpus_triggers_pass_on_the_pinned_mujoco(pytester: pytest.Pytester
     record = _record(pytester, keyword, law_id, model)
     assert record["outcome"] == "passed", record
     assert record["checks"][0]["value"] <= 1e-3, record
+
+
+def test_a_plane_pair_whose_geom_lies_above_the_plane_cannot_overlap() -> None:
+    """An overlap `mj_geomDistance` reports between a plane and a geom whose bounding box lies wholly above it is the
+    pair collider's own error (MuJoCo's replicate/bowl on 3.14.0, a cylinder upright to 2e-14 read 2.87 mm into the
+    floor with its lowest point 0.04 mm above it), not a contact the collision pruned: the overlap law leaves it out.
+    A geom whose box reaches below the plane, or a pair without a plane, is judged."""
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    crate = model.geom("crate").id
+    for height, above in ((0.1 + 1e-3, True), (0.1 - 1e-3, False)):
+        data.qpos[model.jnt_qposadr[model.body("crate").jntadr[0]] + 2] = height
+        mujoco.mj_kinematics(model, data)
+        assert collision._above_the_plane(model, data, 0, crate, 1e-6) is above
+        assert collision._above_the_plane(model, data, crate, 0, 1e-6) is above
+    assert not collision._above_the_plane(model, data, model.geom("ball").id, crate, 1e-6)
+
+
+def test_a_phantom_plane_overlap_is_left_out_and_named(pytester: pytest.Pytester,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """With `mj_geomDistance` made to read every pair 1 mm deep, a box floating 5 cm above the floor (no gravity) passes
+    the overlap law, the phantom overlaps named (the fault without the plane test fails: the fault tests above)."""
+    real = mujoco.mj_geomDistance
+    monkeypatch.setattr(mujoco, "mj_geomDistance", lambda m, d, g1, g2, distmax, fromto: min(real(m, d, g1, g2, distmax, fromto), -1e-3))
+    (pytester.path / "model.xml").write_text(
+        """<mujoco><option gravity="0 0 0"/><worldbody><geom name="floor" type="plane" size="2 2 0.1"/>
+        <body name="crate" pos="0 0 0.15"><freejoint/><geom name="crate" type="box" size="0.1 0.1 0.1"/></body>
+        </worldbody></mujoco>""")
+    record = _record(pytester, "collide", OVERLAP)
+    assert record["outcome"] == "passed"
+    assert "bounding box lies above the plane" in record["checks"][0]["why"]
+    monkeypatch.setattr(collision, "_above_the_plane", lambda *args: False)  # the box's extent not read: judged
+    assert _record(pytester, "collide", OVERLAP)["outcome"] == "failed"
