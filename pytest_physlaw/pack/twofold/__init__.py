@@ -10,4 +10,7 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `islands`: the constraint solve by islands against one solve of the whole model.
 - `stepping`: the Euler step's velocity update against the forward pass's qacc.
 - `mass`: `mj_mulM` against `mj_solveM` (M M^-1 = 1) and `mj_fullM`; `mj_rne` against qfrc_bias.
+- `rates` (a measurement, no law): a position quantity's rate along qvel by central differences; tendon paths.
+- `residuals`: each equality row's residual changes as efc_J qvel says.
+- `tendons`: each tendon's length changes as ten_J qvel says; wrapped paths stay outside, on the sidesite's side.
 """
