@@ -120,11 +120,20 @@ def _model(pytester: pytest.Pytester, name: str) -> None:
         shutil.copy(MODELS / name, pytester.path / name)
 
 
+FIXED = {  # (law, model) -> the release that fixed MuJoCo's defect the model triggers: before it the law fails
+    ("model-constraint-residual-rates", "chain.xml"): (3, 0, 1),  # 86d9c84e: the weld's torquescale
+    ("model-tendon-wraps-outside", PULLEY): (3, 2, 3),  # 3e701b21: the sidesite projected inside the circle
+}
+
+
 @pytest.mark.parametrize(("law_id", "keyword", "model"), sorted({c[:3] for c in CASES}))
 def test_each_rate_law_passes_on_a_sound_model(pytester: pytest.Pytester, law_id: str, keyword: str,
                                                model: str) -> None:
     _model(pytester, model)
     record = _record(pytester, model, keyword, law_id)
+    if mujoco_versions.version() < FIXED.get((law_id, model), (0,)):
+        assert record["outcome"] == "failed", record  # the release's own defect, found
+        return
     assert record["outcome"] == "passed", record
     assert all(c["value"] < 0.5 for c in record["checks"]), record
 
