@@ -164,7 +164,8 @@ def through(model: mujoco.MjModel, data: mujoco.MjData, wrap: Wrap) -> bool:
     (XML reference, spatial/geom sidesite; mju_wrap from 3.2.3 tests |s| < radius in the geom's frame)."""
     if wrap.side < 0:
         return False
-    return bool(np.linalg.norm(local(model, data, wrap.geom, data.site_xpos[wrap.side])) < model.geom_size[wrap.geom, 0])
+    side = local(model, data, wrap.geom, data.site_xpos[wrap.side])
+    return bool(np.linalg.norm(side) < model.geom_size[wrap.geom, 0])
 
 
 def winding(model: mujoco.MjModel, data: mujoco.MjData, wrap: Wrap) -> int:

@@ -12,8 +12,8 @@ mean direction against the sidesite's, a wrap whose two straight segments cross 
 
 Bounds. The rate: |rate - ten_J qvel| <= 10 (the central difference's own error + 100 eps |J_row|_1), per unit of
 the largest dof speed (`rates.along_motion`); a tendon whose path changes branch within the steps is left out, and a
-wrap through the geom (sidesite inside, or the path meeting the geom at one point) adds the 1e-6 tolerance of MuJoCo's Newton search for the path's point
-(wrap_inside), times the tendon's largest moment arm. The path: its depth inside the object and its tangent points'
+wrap through the geom (sidesite inside, or the path meeting the geom at one point) adds the 1e-6 tolerance of
+MuJoCo's Newton search for the path's point (wrap_inside), times the sum of the tendon's moment arms. The path: its depth inside the object and its tangent points'
 distance off the surface, and how much closer the other wrap's mean direction is to the sidesite's (cosines), are
 each at most 100 eps (|start| + |end| + |side| + radius) / radius (round-off of the 2D construction). Left out of
 the path law: wraps through the geom (sidesite inside: by design), wraps whose start or end site lies within the
