@@ -59,7 +59,8 @@ def along_motion(model: mujoco.MjModel, data: mujoco.MjData,
     """The rate of `quantity` (values, branch labels: both arrays of one length, computed by MuJoCo's own passes on
     the data it is given) at `data`'s position along `data.qvel`, per unit of |qvel|_inf; None where the state does
     not move. `size`: the operands' magnitude per value (round-off's scale). An entry is undefined where its branch
-    label differs at any of the four moved positions from the state's own."""
+    label differs at any of the four moved positions from the state's own; all are where the number of values
+    changes."""
     finite_state(data, "rate along the motion")
     speed = float(np.max(np.abs(data.qvel), initial=0.0))
     if speed == 0.0:
@@ -70,9 +71,9 @@ def along_motion(model: mujoco.MjModel, data: mujoco.MjData,
     values, same = {}, np.ones(branch.shape, dtype=bool)
     for step in (H, -H, H / 2, -H / 2):
         values[step], moved = quantity(model, probe_at(model, probe, data.qpos, direction, step))
-        if values[step].shape != branch.shape:
-            raise ValueError(f"rate along the motion: the quantity has {values[step].size} values at a position "
-                             f"{step:+g} along qvel and {branch.size} at the state (t = {float(data.time):.4g} s)")
+        if moved.shape != branch.shape:  # rows appear or go within the steps (an equality's rows): none defined
+            nothing = np.zeros(branch.shape)
+            return Rate(nothing, nothing, np.zeros(branch.shape, dtype=bool), speed)
         same &= moved == branch
     long = (values[H] - values[-H]) / (2 * H)
     short = (values[H / 2] - values[-H / 2]) / H
