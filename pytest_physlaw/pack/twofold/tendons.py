@@ -22,8 +22,13 @@ the radius of the axis but not of the centre (inside the geom's volume, the XML 
 mju_wrap's |s| < radius calls it outside).
 
 MuJoCo 3.2.2 routed a sphere wrap through the sphere when the sidesite lay outside it but projected inside the
-circle (commit 3e701b21, changelog 3.2.3). Measured figures and commands: docs/second-computations.md ("Rates along
-the motion").
+circle (commit 3e701b21, changelog 3.2.3). Measured (`pytest-physlaw check MODEL.xml -k "tendon_length or wraps"
+-p no:xdist`, each release's venv): regressions/models/mujoco_3e701b21_tendon_sidesite_off_plane.xml on 3.2.2 cuts
+0.287 of the pulley's radius into it (9.0e11 x round-off) and wraps the side 1.8 in cosine farther from the
+sidesite (wrong_side 0.9), on 3.2.3 0.0076 and 1.7e-4 of the bounds; the in-plane twin the same on both; the
+length's rate passes on both (0.030, 0.0036). The zoo: 37 models' tendon lengths on 3.14.0 (33 on 4.0.1), worst
+0.0998 (dm_control's ball_in_cup); wraps judged on arm26 (3.14.0: 0.011), none failed. More:
+docs/second-computations.md ("Rates along the motion").
 """
 
 from __future__ import annotations
