@@ -1,7 +1,7 @@
 """The rate laws (`pytest_physlaw/pack/twofold/residuals.py`, `tendons.py`, measured by `rates.py`): they pass on sound
 models (an arm, a slider and two free boxes tied by joint, tendon, connect and weld equalities; a tendon over a
 sphere pulley with its sidesite), fail when MuJoCo's residual, length or Jacobian is made to say another thing,
-or its wrap path is moved into the sphere, and refuse a state that is not finite."""
+or its wrap path is moved into the sphere or bent at one point of it, and refuse a state that is not finite."""
 
 from __future__ import annotations
 
@@ -97,6 +97,18 @@ def _tangents_moved(factor: float):
     return fault
 
 
+def _path_kinked(real):
+    def faulty(model, data, tendon):  # the two tangent points joined at their mean, put back on the surface: a kink
+        found = real(model, data, tendon)
+        for w in found:
+            if w.tangents is not None:
+                centre, radius = data.geom_xpos[w.geom], model.geom_size[w.geom, 0]
+                middle = w.tangents.mean(axis=0) - centre
+                w.tangents = np.stack([centre + radius * middle / np.linalg.norm(middle)] * 2)
+        return found
+    return faulty
+
+
 CASES = [  # (law id, -k, model, the object, its function faulted, the fault, the quantities that fail)
     ("model-constraint-residual-rates", "residual", "chain.xml", mujoco, "mj_makeConstraint",
      _equality_residual_scaled, {"rate_apart_over_error"}),
@@ -110,6 +122,7 @@ CASES = [  # (law id, -k, model, the object, its function faulted, the fault, th
      {"cut_through_over_round_off"}),
     ("model-tendon-wraps-outside", "wraps", PULLEY, rates, "wraps", _tangents_moved(-1.0),
      {"cut_through_over_round_off", "wrong_side_over_round_off"}),
+    ("model-tendon-wraps-outside", "wraps", PULLEY, rates, "wraps", _path_kinked, {"cut_through_over_round_off"}),
 ]
 
 

@@ -1,8 +1,9 @@
 """A tendon's length and its path, computed a second way. Along the state's own motion each tendon's length
 (`ten_length`, wrapping included) changes as its Jacobian says, `ten_J qvel` (the moment arms actuators, limits,
 springs and tendon equalities apply forces through); and a spatial tendon that wraps a sphere or cylinder never cuts
-through it: its straight segments stay outside the wrap object's radius, its tangent points lie on the surface, and
-where a sidesite outside the object is given it wraps on the sidesite's side. Source: MuJoCo's documentation
+through it: its straight segments stay outside the wrap object's radius, where it wraps each leg is tangent to the
+object at a tangent point on its surface, and where a sidesite outside the object is given it wraps on the
+sidesite's side. Source: MuJoCo's documentation
 (Computation: tendons, ten_J = d(ten_length)/dq; XML reference, tendon/spatial/geom: "If the minimum-length path
 does not touch the geom it has no effect; otherwise the path wraps around the surface of the geom", the cylinder of
 infinite length, "the wrap that is closer to the specified site is automatically selected", "if the side site is
@@ -13,7 +14,8 @@ mean direction against the sidesite's, a wrap whose two straight segments cross 
 Bounds. The rate: |rate - ten_J qvel| <= 10 (the central difference's own error + 100 eps |J_row|_1), per unit of
 the largest dof speed (`rates.along_motion`); a tendon whose path changes branch within the steps is left out, and a
 wrap through the geom (sidesite inside, or the path meeting the geom at one point) adds the 1e-6 tolerance of
-MuJoCo's Newton search for the path's point (wrap_inside), times the sum of the tendon's moment arms. The path: its depth inside the object and its tangent points'
+MuJoCo's Newton search for the path's point (wrap_inside), times the sum of the tendon's moment arms. The path: its
+depth inside the object (a wrapped leg's line: a leg meeting the object at a kink dips inside), its tangent points'
 distance off the surface, and how much closer the other wrap's mean direction is to the sidesite's (cosines), are
 each at most 100 eps (|start| + |end| + |side| + radius) / radius (round-off of the 2D construction). Left out of
 the path law: wraps through the geom (sidesite inside: by design), wraps whose start or end site lies within the
@@ -23,8 +25,9 @@ mju_wrap's |s| < radius calls it outside).
 
 MuJoCo 3.2.2 routed a sphere wrap through the sphere when the sidesite lay outside it but projected inside the
 circle (commit 3e701b21, changelog 3.2.3). Measured (`pytest-physlaw check MODEL.xml -k "tendon_length or wraps"
--p no:xdist`, each release's venv): regressions/models/mujoco_3e701b21_tendon_sidesite_off_plane.xml on 3.2.2 cuts
-0.287 of the pulley's radius into it (9.0e11 x round-off) and wraps the side 1.8 in cosine farther from the
+-p no:xdist`, each release's venv): regressions/models/mujoco_3e701b21_tendon_sidesite_off_plane.xml on 3.2.2 bends
+at one point of the pulley, its legs' lines 0.396 of the radius inside it (1.2e12 x round-off; straight through it,
+0.287 deep, at another state) and wraps the side 1.8 in cosine farther from the
 sidesite (wrong_side 0.9), on 3.2.3 0.0076 and 1.7e-4 of the bounds; the in-plane twin the same on both; the
 length's rate passes on both (0.030, 0.0036). The zoo: 37 models' tendon lengths on 3.14.0 (33 on 4.0.1), worst
 0.0998 (dm_control's ball_in_cup); wraps judged on arm26 (3.14.0: 0.011), none failed. More:
@@ -125,6 +128,14 @@ def segment_distance(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.linalg.norm(a + s * d))
 
 
+def line_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """The distance from the origin to the line through a and b (a wrap's leg: tangent to the object, it is the
+    radius)."""
+    d = b - a
+    dd = float(d @ d)
+    return float(np.linalg.norm(a)) if dd == 0.0 else float(np.linalg.norm(a - float(a @ d) / dd * d))
+
+
 def tangent_points(e: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
     """The two points where lines from `e` (2D, outside the circle) touch the circle of radius r about the origin:
     t . e = r^2, |t| = r."""
@@ -148,7 +159,8 @@ def mean_direction(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def path_errors(model: mujoco.MjModel, data: mujoco.MjData, wrap: rates.Wrap) -> tuple[float, float, float] | None:
-    """(how deep the path runs inside the wrap object or off its surface, a share of the radius; how much closer to
+    """(how deep the path runs inside the wrap object, a wrapped leg's line inside it (a leg not tangent where it
+    meets the object) or a tangent point off its surface, a share of the radius; how much closer to
     the sidesite's direction the wrap not taken is (0 where taken the sidesite's side, cosines over 2); round-off's
     share of the radius) at one wrap; None where left out (through the geom by design, a site inside the object,
     a cylinder's sidesite inside its volume but outside |s| < radius)."""
@@ -164,13 +176,12 @@ def path_errors(model: mujoco.MjModel, data: mujoco.MjData, wrap: rates.Wrap) ->
     round_off = rates.ULPS * rates.EPS * (np.linalg.norm(start) + np.linalg.norm(end) + r +
                                           (0.0 if side is None else np.linalg.norm(side))) / r
     flat = (lambda x: x[:2]) if cylinder else (lambda x: x)  # noqa: E731
-    if wrap.tangents is None:
-        legs = [(start, end)]
+    if wrap.tangents is None:  # straight: the segment clears the object
         tangents = []
-    else:
+        depth = r - segment_distance(flat(start), flat(end))
+    else:  # wrapped: each leg's line touches the object at its tangent point (a kink there dips its line inside)
         tangents = [rates.local(model, data, g, t) for t in wrap.tangents]
-        legs = [(start, tangents[0]), (tangents[1], end)]
-    depth = max(r - segment_distance(flat(a), flat(b)) for a, b in legs)
+        depth = max(r - line_distance(flat(a), flat(b)) for a, b in ((start, tangents[0]), (tangents[1], end)))
     off_surface = max((abs(reach(t) - r) for t in tangents), default=0.0)
     cut = max(depth, off_surface, 0.0) / r
     if side is None:
@@ -226,8 +237,8 @@ def test_tendon_wraps_stay_outside_on_the_sidesites_side(law, pack_model, twofol
     defect = (f"failing, MuJoCo {mujoco.__version__} routes this tendon another way than its wrapping rules say: an "
               "engine defect where the geometry is sound (name it in a MuJoCo issue, or change MuJoCo version)")
     law.check("cut_through_over_round_off", cut[0], le=1.0, drift_abs=1.0,
-              why=f"deepest a straight segment runs inside the wrap object (or a tangent point off its surface), over "
-                  f"its round-off, over {judged} wraps x states ({left_out} left out: through the geom by its "
+              why=f"deepest a straight segment (or a wrapped leg's line) runs inside the wrap object, or a tangent "
+                  f"point off its surface, over its round-off, over {judged} wraps x states ({left_out} left out: through the geom by its "
                   f"sidesite, or a site inside it); worst {cut[2]!r} at t = {cut[3]:.3f} s, {cut[1]:.3g} of the "
                   f"radius; {defect}")
     law.check("wrong_side_over_round_off", side[0], le=1.0, drift_abs=1.0,
