@@ -148,12 +148,14 @@ def velocity_derivative(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarra
     return sparse_to_dense(model.nv, model.nv, data.qDeriv, owner.D_rownnz, owner.D_rowadr, owner.D_colind)
 
 
-def constraint_jacobian(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
-    """The constraint rows' Jacobian `efc_J` as a dense (nefc, nv) array, whether MuJoCo stored it sparse or dense."""
+def constraint_jacobian(model: mujoco.MjModel, data: mujoco.MjData, rows: int | None = None) -> np.ndarray:
+    """The constraint rows' Jacobian `efc_J` as a dense (nefc, nv) array, whether MuJoCo stored it sparse or dense;
+    its first `rows` rows only where given (the equality rows come first: `data.ne`)."""
+    rows = data.nefc if rows is None else min(int(rows), data.nefc)
     if mujoco.mj_isSparse(model):
-        return sparse_to_dense(data.nefc, model.nv, data.efc_J, data.efc_J_rownnz, data.efc_J_rowadr,
+        return sparse_to_dense(rows, model.nv, data.efc_J, data.efc_J_rownnz, data.efc_J_rowadr,
                                data.efc_J_colind)
-    return np.asarray(data.efc_J[: data.nefc * model.nv]).reshape(data.nefc, model.nv)
+    return np.asarray(data.efc_J[: rows * model.nv]).reshape(rows, model.nv)
 
 
 def solve_half(model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray, rows: np.ndarray,

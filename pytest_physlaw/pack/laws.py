@@ -134,9 +134,14 @@ from pytest_physlaw.pack.twofold.collision import (  # noqa: F401
 from pytest_physlaw.pack.twofold.islands import test_islands_and_one_solve_agree  # noqa: F401
 from pytest_physlaw.pack.twofold.jacobian import test_dense_and_sparse_jacobian_solve_alike  # noqa: F401
 from pytest_physlaw.pack.twofold.mass import test_mass_matrix_and_its_factor_agree  # noqa: F401
+from pytest_physlaw.pack.twofold.residuals import test_constraint_residuals_change_as_their_jacobian_says  # noqa: F401
 from pytest_physlaw.pack.twofold.midphase import test_midphase_prunes_no_contact  # noqa: F401
 from pytest_physlaw.pack.twofold.order import test_actuator_order_is_no_physics  # noqa: F401
 from pytest_physlaw.pack.twofold.solvers import test_converged_solvers_agree_where_the_model_moves  # noqa: F401
 from pytest_physlaw.pack.twofold.states import twofold_states  # noqa: F401
+from pytest_physlaw.pack.twofold.tendons import (  # noqa: F401
+    test_tendon_lengths_change_as_their_jacobian_says,
+    test_tendon_wraps_stay_outside_on_the_sidesites_side,
+)
 from pytest_physlaw.pack.transmission import test_moment_arms_are_the_lengths_derivative  # noqa: F401
 from pytest_physlaw.pack.wrenches import test_reported_constraint_wrenches_are_the_applied_forces  # noqa: F401

@@ -16,4 +16,7 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
   `mj_geomDistance` (`mujoco_versions.geom_distance`).
 - `collision`: `mj_collision`'s contacts against `mj_geomDistance`: every admitted pair that overlaps has a contact,
   and the deepest contact's dist is the pair's signed distance.
+- `rates` (a measurement, no law): a position quantity's rate along qvel by central differences; tendon paths.
+- `residuals`: each equality row's residual changes as efc_J qvel says.
+- `tendons`: each tendon's length changes as ten_J qvel says; wrapped paths stay outside, on the sidesite's side.
 """
