@@ -86,7 +86,15 @@ PERIOD = {"warp": ("warp-lang", "numpy"), "mjx": ("jax", "jaxlib", "numpy"),
 RAN_WITH = ("mujoco", "mujoco-warp", "mujoco-mjx", "newton", "warp-lang", "jax", "jaxlib", "numpy")
 PYPI_JSON = "https://pypi.org/pypi/{}/json"
 # what is known of a release beyond its run (the cause of a failure, a later fix), shown in the table
-NOTES: dict[tuple[str, str], str] = {}
+_VERBOSE = ("errored on 2026-12-04 uncapped, with warp-lang 1.19.0 (2026-11-02), which dropped `warp.config.verbose`: "
+            "Newton 1.0 to 1.2 read it in `solver_mujoco.py`, 1.3.0 no longer does; runs with its period's warp-lang")
+NOTES: dict[tuple[str, str], str] = {
+    ("warp", "3.7"): "errored on 2026-12-04 uncapped, with warp-lang 1.19.0 (2026-11-02): mujoco-warp 3.7.0.1's own "
+                     "kernels did not compile (`WarpCodegenKeyError` in `_sensor_pos`); 3.10.0.3 and 4.0.0 ran with "
+                     "1.19.0 then; runs with its period's warp-lang",
+    ("newton", "1.0"): _VERBOSE,
+    ("newton", "1.1"): _VERBOSE,
+}
 
 
 def available(package: str) -> list[str]:
@@ -263,8 +271,6 @@ def run_release(engine: str, minor: tuple[int, int], version: str | None, reqs: 
                  "requirements": list(reqs or ())}
     if capped:
         row["period"] = capped
-    if NOTES.get((engine, row["minor"])):
-        row["note"] = NOTES[(engine, row["minor"])]
     if version is None:
         return {**row, "status": "skipped", "why": f"the index has no {PACKAGE[engine]} {row['minor']}.x release"}
     side = upgrade.Side(f"{engine}-{version}", reqs, upgrade.env_dir(envs, reqs))
@@ -355,6 +361,9 @@ def main(argv: list[str] | None = None) -> int:
         taken = json.loads(Path(other).read_text())["releases"]
         keys = {(r["engine"], r["minor"]) for r in taken}
         rows = sorted([r for r in rows if (r["engine"], r["minor"]) not in keys] + taken, key=_order)
+    for row in rows:  # what is known of a release beyond its run
+        if (row["engine"], row["minor"]) in NOTES:
+            row["note"] = NOTES[(row["engine"], row["minor"])]
     if args.merge:
         store.write_text(json.dumps({"releases": rows, "python": sys.version.split()[0]}, indent=1))
     models_env = model_env(envs, sys.stdout) if args.engines else None
@@ -375,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()
             row = run_release(engine, minor, version, reqs, paths, envs, work, sys.stdout, capped)
             sys.stdout.write(f"   {row['status']} {row.get('why', '')}\n")
+            if (engine, row["minor"]) in NOTES:
+                row["note"] = NOTES[(engine, row["minor"])]
             rows = [r for r in rows if (r["engine"], r["minor"]) != (engine, row["minor"])] + [row]
             rows.sort(key=_order)
             store.write_text(json.dumps({"releases": rows, "python": sys.version.split()[0]}, indent=1))
