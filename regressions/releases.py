@@ -90,8 +90,8 @@ _VERBOSE = ("errored on 2026-12-04 uncapped, with warp-lang 1.19.0 (2026-11-02),
             "Newton 1.0 to 1.2 read it in `solver_mujoco.py`, 1.3.0 no longer does; runs with its period's warp-lang")
 NOTES: dict[tuple[str, str], str] = {
     ("warp", "3.7"): "errored on 2026-12-04 uncapped, with warp-lang 1.19.0 (2026-11-02): mujoco-warp 3.7.0.1's own "
-                     "kernels did not compile (`WarpCodegenKeyError` in `_sensor_pos`); 3.10.0.3 and 4.0.0 ran with "
-                     "1.19.0 then; runs with its period's warp-lang",
+                     "kernels did not compile (`WarpCodegenKeyError` in `_sensor_pos`); runs with its period's "
+                     "warp-lang",
     ("newton", "1.0"): _VERBOSE,
     ("newton", "1.1"): _VERBOSE,
 }
