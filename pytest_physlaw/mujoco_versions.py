@@ -336,6 +336,17 @@ _MESH_INERTIA_SPELLINGS = {  # solid mode -> (compiler attributes, mesh attribut
 _MESH_INERTIA: dict[str, tuple[str, str] | None] = {}
 
 
+def mesh_inertia_kind(mode: str):
+    """MjSpec's mesh inertia member for `mode` ("convex", "legacy", ...), or None where this release's MjSpec sets
+    none: `mjtMeshInertia.mjMESH_INERTIA_CONVEX` from 3.3, `mjINERTIA_CONVEX` in 3.2.5 to 3.2.7 (no
+    mjtMeshInertia before); read from the enum's own members, not a version number."""
+    kinds = getattr(mujoco, "mjtMeshInertia", None)
+    for name in (f"mjMESH_INERTIA_{mode.upper()}", f"mjINERTIA_{mode.upper()}"):
+        if kinds is not None and hasattr(kinds, name):
+            return getattr(kinds, name)
+    return None
+
+
 def mesh_inertia_attributes(mode: str) -> tuple[str, str] | None:
     """The (compiler, mesh) attributes that make MuJoCo's compiler compute a mesh's volume and inertia in `mode`:
     "legacy" (the default of every release: each face's pyramid volume taken positive) or "exact" (signed, for a

@@ -13,9 +13,13 @@ as `pytest-physlaw upgrade` builds them, the plugin from this checkout). Each re
 
 `--json` (default .physlaw/releases/releases.json) is updated after each release, a rerun replacing only the
 releases it ran: rerun the ones a fix touched with `--minors`. The last patch of each minor is read with
-`pip index versions`; `--releases` gives the requirement instead. The models are the repo's own
-(`regressions/models`, `regressions/releases_models`) and ones shipped by gymnasium, gymnasium-robotics and
-dm_control, installed without their dependencies into one more kept environment (`models`): nothing is copied.
+`pip index versions`; `--releases` gives the requirement instead. A route's release is installed with its
+dependencies capped at its PERIOD: warp-lang, jax, jaxlib, numpy (and for Newton mujoco and mujoco-warp) at the
+newest final release uploaded before the route's own release (upload dates from PyPI's JSON API), so that it runs
+with what it was released against, not with what came out after it; the versions it ran with are recorded.
+The models are the repo's own (`regressions/models`, `regressions/releases_models`) and ones shipped by gymnasium,
+gymnasium-robotics and dm_control, installed without their dependencies into one more kept environment
+(`models`): nothing is copied.
 Not part of the test run. Exit status 1 when a release errored.
 """
 
@@ -28,7 +32,9 @@ import re
 import subprocess
 import sys
 import time
+import urllib.request
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -74,8 +80,21 @@ MINORS = {
     "newton": [(1, m) for m in range(9)],
 }
 PACKAGE = {"mujoco": "mujoco", "warp": "mujoco-warp", "mjx": "mujoco-mjx", "newton": "newton"}
-# the JAX each older MJX ran on (regressions/README.md): later minors take what pip resolves from their metadata
-JAX = {(3, 1): "0.4.30", (3, 2): "0.4.33"}
+# a route release's dependencies capped at the newest release uploaded before its own (its period)
+PERIOD = {"warp": ("warp-lang", "numpy"), "mjx": ("jax", "jaxlib", "numpy"),
+          "newton": ("warp-lang", "mujoco-warp", "mujoco", "numpy")}
+RAN_WITH = ("mujoco", "mujoco-warp", "mujoco-mjx", "newton", "warp-lang", "jax", "jaxlib", "numpy")
+PYPI_JSON = "https://pypi.org/pypi/{}/json"
+# what is known of a release beyond its run (the cause of a failure, a later fix), shown in the table
+_VERBOSE = ("errored on 2026-12-04 uncapped, with warp-lang 1.19.0 (2026-11-02), which dropped `warp.config.verbose`: "
+            "Newton 1.0 to 1.2 read it in `solver_mujoco.py`, 1.3.0 no longer does; runs with its period's warp-lang")
+NOTES: dict[tuple[str, str], str] = {
+    ("warp", "3.7"): "errored on 2026-12-04 uncapped, with warp-lang 1.19.0 (2026-11-02): mujoco-warp 3.7.0.1's own "
+                     "kernels did not compile (`WarpCodegenKeyError` in `_sensor_pos`); runs with its period's "
+                     "warp-lang",
+    ("newton", "1.0"): _VERBOSE,
+    ("newton", "1.1"): _VERBOSE,
+}
 
 
 def available(package: str) -> list[str]:
@@ -96,17 +115,67 @@ def last_patches(package: str, minors: list[tuple[int, int]]) -> dict[tuple[int,
     return {m: max((v for v in versions if numbers(v)[:2] == m), key=numbers, default=None) for m in minors}
 
 
-def requirement_set(engine: str, version: str) -> tuple[str, ...]:
-    """The pip requirements of one release of `engine`: the route's package with the MuJoCo of its minor."""
+def first_uploads(index: dict) -> dict[str, str]:
+    """Each release's first upload (ISO 8601, UTC) from a PyPI JSON API answer; releases all of whose files were
+    yanked, or that have none, left out."""
+    return {version: min(f["upload_time_iso_8601"] for f in files)
+            for version, files in index.get("releases", {}).items()
+            if files and not all(f.get("yanked") for f in files)}
+
+
+@lru_cache(maxsize=None)
+def upload_times(package: str) -> dict[str, str]:
+    """When each release of `package` was first uploaded (PyPI's JSON API)."""
+    with urllib.request.urlopen(PYPI_JSON.format(package), timeout=60) as answer:
+        return first_uploads(json.load(answer))
+
+
+def period_cap(uploads: dict[str, str], released: str) -> str | None:
+    """The newest final release (no rc, dev or post tag) uploaded at or before `released`, None where none was."""
+    finals = [v for v, t in uploads.items() if re.fullmatch(r"\d+(\.\d+)*", v) and t <= released]
+    return max(finals, key=numbers, default=None)
+
+
+def period(engine: str, version: str) -> dict:
+    """The release's upload time and its dependencies' caps ({} for MuJoCo C, whose wheels bring no dependency the
+    pack reads); without PyPI's answer, no cap and why."""
+    if engine not in PERIOD:
+        return {}
+    try:
+        released = upload_times(PACKAGE[engine])[version]
+        caps = {name: period_cap(upload_times(name), released) for name in PERIOD[engine]}
+    except (OSError, ValueError, KeyError) as exc:
+        return {"released": None, "caps": {}, "why": f"uncapped: PyPI's JSON API gave no upload time ({exc!r})"[:300]}
+    return {"released": released, "caps": {name: cap for name, cap in caps.items() if cap},
+            "source": "PyPI JSON API (first upload of each release)"}
+
+
+def requirement_set(engine: str, version: str, caps: dict[str, str] | None = None) -> tuple[str, ...]:
+    """The pip requirements of one release of `engine`: the route's package with the MuJoCo of its minor, then its
+    period's caps (`name<=version`)."""
     major_minor_patch = ".".join(version.split(".")[:3])
     if engine == "mujoco":
-        return (f"mujoco=={version}",)
-    if engine == "warp":
-        return (f"mujoco-warp=={version}", f"mujoco=={major_minor_patch}")
-    if engine == "mjx":
-        jax = JAX.get(numbers(version)[:2])
-        return (f"mujoco-mjx=={version}", f"mujoco=={version}", *((f"jax=={jax}", f"jaxlib=={jax}") if jax else ()))
-    return (f"newton[sim]=={version}",)
+        reqs: tuple[str, ...] = (f"mujoco=={version}",)
+    elif engine == "warp":
+        reqs = (f"mujoco-warp=={version}", f"mujoco=={major_minor_patch}")
+    elif engine == "mjx":
+        reqs = (f"mujoco-mjx=={version}", f"mujoco=={version}")
+    else:
+        reqs = (f"newton[sim]=={version}",)
+    pinned = {re.split(r"[\[=<>]", r)[0] for r in reqs}
+    return reqs + tuple(f"{name}<={cap}" for name, cap in (caps or {}).items() if name not in pinned)
+
+
+def ran_with(freeze: list[str], engine: str) -> dict[str, str]:
+    """The versions of the packages that matter to a route (`pip freeze` lines of its environment), its own left
+    out."""
+    found = {}
+    for line in freeze:
+        name, _, version = line.partition("==")
+        name = name.strip().lower().replace("_", "-")
+        if version and name in RAN_WITH and name != PACKAGE[engine]:
+            found[name] = version.strip()
+    return {name: found[name] for name in RAN_WITH if name in found}
 
 
 def model_env(envs: Path, out) -> Path:
@@ -197,9 +266,11 @@ def _by_model(models: list[tuple[Model, Path]], per: dict[str, dict], log: str) 
 
 
 def run_release(engine: str, minor: tuple[int, int], version: str | None, reqs: tuple[str, ...] | None,
-                models: list[tuple[Model, Path]], envs: Path, work: Path, out) -> dict:
+                models: list[tuple[Model, Path]], envs: Path, work: Path, out, capped: dict | None = None) -> dict:
     row: dict = {"engine": engine, "minor": ".".join(map(str, minor)), "release": version,
                  "requirements": list(reqs or ())}
+    if capped:
+        row["period"] = capped
     if version is None:
         return {**row, "status": "skipped", "why": f"the index has no {PACKAGE[engine]} {row['minor']}.x release"}
     side = upgrade.Side(f"{engine}-{version}", reqs, upgrade.env_dir(envs, reqs))
@@ -214,6 +285,8 @@ def run_release(engine: str, minor: tuple[int, int], version: str | None, reqs: 
                   else "could not be installed")
         return {**row, "status": "skipped", "why": f"{reason}: {text.splitlines()[-1].strip()[:300]}"}
     os.environ["WARP_CACHE_PATH"] = str(side.env / "warp-cache")  # kernels kept per env, as regressions/run.py
+    if engine != "mujoco":
+        row["ran_with"] = ran_with(json.loads((side.env / upgrade.MARK).read_text()).get("freeze", []), engine)
     # -rfEs: the failures, errors and skips (each naming why) in the log
     options = ["-rfEs"] + ([f"--physlaw-route={engine}"] if engine != "mujoco" else [])
     results = check_models(side, models, options, work / side.name)
@@ -224,14 +297,25 @@ def run_release(engine: str, minor: tuple[int, int], version: str | None, reqs: 
     return row
 
 
+def release_cell(row: dict) -> str:
+    """The release, then what it ran with and the date its dependencies were capped at."""
+    cell = row["release"] or "-"
+    used = ", ".join(f"{name} {version}" for name, version in row.get("ran_with", {}).items())
+    released = (row.get("period") or {}).get("released")
+    capped = f"capped at {released[:10]}" if released else (row.get("period") or {}).get("why", "")
+    extra = "; ".join(x for x in (used, capped) if x)
+    return f"{cell} ({extra})" if extra else cell
+
+
 def markdown(rows: list[dict]) -> str:
-    lines = ["| engine | release | result | laws passed / failed / skipped (models run) | failed laws "
+    lines = ["| engine | release (ran with) | result | laws passed / failed / skipped (models run) | failed laws "
              "| why / not run |",
              "| --- | --- | --- | --- | --- | --- |"]
     for row in rows:
+        note = f"note: {row['note']}" if row.get("note") else ""
         if row["status"] == "skipped":
-            lines.append(f"| {row['engine']} {row['minor']} | {row['release'] or '-'} | skipped | - | - "
-                         f"| {row['why']} |")
+            why = "; ".join(x for x in (row["why"], note) if x)
+            lines.append(f"| {row['engine']} {row['minor']} | {release_cell(row)} | skipped | - | - | {why} |")
             continue
         ran = {k: r for k, r in row["models"].items() if r.get("ran")}
         totals = [sum(r[key] for r in ran.values()) for key in ("passed", "failed", "skipped")]
@@ -241,8 +325,9 @@ def markdown(rows: list[dict]) -> str:
                            + (f": {r['error_messages'][0][:160]}" if r.get("error_messages") else "") + ")"
                            for k, r in ran.items() if r["error"])
         notrun = "; ".join(f"{k}: {r['why']}" for k, r in row["models"].items() if not r.get("ran"))
-        why = "; ".join(x for x in (f"errors: {errors}" if errors else "", f"not run: {notrun}" if notrun else "") if x)
-        lines.append(f"| {row['engine']} {row['minor']} | {row['release']} | {row['status']} | "
+        why = "; ".join(x for x in (f"errors: {errors}" if errors else "", f"not run: {notrun}" if notrun else "",
+                                    note) if x)
+        lines.append(f"| {row['engine']} {row['minor']} | {release_cell(row)} | {row['status']} | "
                      f"{totals[0]} / {totals[1]} / {totals[2]} ({len(ran)} of {len(row['models'])}) | "
                      f"{failed or '-'} | {why or '-'} |")
     return "\n".join(lines) + "\n"
@@ -276,11 +361,16 @@ def main(argv: list[str] | None = None) -> int:
         taken = json.loads(Path(other).read_text())["releases"]
         keys = {(r["engine"], r["minor"]) for r in taken}
         rows = sorted([r for r in rows if (r["engine"], r["minor"]) not in keys] + taken, key=_order)
+    for row in rows:  # what is known of a release beyond its run
+        if (row["engine"], row["minor"]) in NOTES:
+            row["note"] = NOTES[(row["engine"], row["minor"])]
     if args.merge:
         store.write_text(json.dumps({"releases": rows, "python": sys.version.split()[0]}, indent=1))
     models_env = model_env(envs, sys.stdout) if args.engines else None
     for engine in args.engines:
         minors = [m for m in MINORS[engine] if not args.minors or ".".join(map(str, m)) in args.minors]
+        if args.minors:  # in the order asked for: the ones that matter most first
+            minors.sort(key=lambda m: args.minors.index(".".join(map(str, m))))
         given = {numbers(r.split("==")[1])[:2]: r.split("==")[1] for r in args.releases or []
                  if r.split("==")[0] == PACKAGE[engine]}
         patches = ({m: given.get(m) for m in minors if m in given} if given else last_patches(PACKAGE[engine], minors))
@@ -288,11 +378,14 @@ def main(argv: list[str] | None = None) -> int:
                   if not args.models or m.kind in args.models]
         paths = [(m, model_path(m, models_env)) for m in chosen]
         for minor, version in patches.items():
-            reqs = requirement_set(engine, version) if version else None
-            sys.stdout.write(f"== {engine} {'.'.join(map(str, minor))}: {version}\n")
+            capped = period(engine, version) if version else {}
+            reqs = requirement_set(engine, version, capped.get("caps")) if version else None
+            sys.stdout.write(f"== {engine} {'.'.join(map(str, minor))}: {' '.join(reqs or [str(version)])}\n")
             sys.stdout.flush()
-            row = run_release(engine, minor, version, reqs, paths, envs, work, sys.stdout)
+            row = run_release(engine, minor, version, reqs, paths, envs, work, sys.stdout, capped)
             sys.stdout.write(f"   {row['status']} {row.get('why', '')}\n")
+            if (engine, row["minor"]) in NOTES:
+                row["note"] = NOTES[(engine, row["minor"])]
             rows = [r for r in rows if (r["engine"], r["minor"]) != (engine, row["minor"])] + [row]
             rows.sort(key=_order)
             store.write_text(json.dumps({"releases": rows, "python": sys.version.split()[0]}, indent=1))

@@ -207,11 +207,12 @@ def geometry_model(path: str) -> mujoco.MjModel:
 
 
 def _geometry_model(path: str) -> mujoco.MjModel:
-    if not hasattr(mujoco, "mjtMeshInertia"):
+    kinds = (mujoco_versions.mesh_inertia_kind("convex"), mujoco_versions.mesh_inertia_kind("legacy"))
+    if None in kinds:
         raise ValueError("this release's MjSpec sets no mesh inertia (no mjtMeshInertia: a mesh's volume cannot be "
                          "asked for by its convex hull)")
     last = None
-    for kind in (mujoco.mjtMeshInertia.mjMESH_INERTIA_CONVEX, mujoco.mjtMeshInertia.mjMESH_INERTIA_LEGACY):
+    for kind in kinds:
         spec = mujoco.MjSpec.from_file(path)
         spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_TRUE
         spec.compiler.boundmass = spec.compiler.boundinertia = 0.0

@@ -281,3 +281,14 @@ def test_mesh_inertia_modes_are_spelt_as_the_release_accepts() -> None:
     finally:
         del mujoco_versions._MESH_INERTIA_SPELLINGS["nonesuch"]
         mujoco_versions._MESH_INERTIA.pop("nonesuch", None)
+
+
+def test_the_mesh_inertia_kind_by_either_spelling_of_the_enum(monkeypatch) -> None:
+    import types
+
+    assert mujoco_versions.mesh_inertia_kind("convex") == mujoco.mjtMeshInertia.mjMESH_INERTIA_CONVEX
+    # 3.2.5 to 3.2.7 spell the members mjINERTIA_*; before 3.2.5 there is no mjtMeshInertia
+    monkeypatch.setattr(mujoco, "mjtMeshInertia", types.SimpleNamespace(mjINERTIA_CONVEX=1, mjINERTIA_LEGACY=3))
+    assert mujoco_versions.mesh_inertia_kind("convex") == 1 and mujoco_versions.mesh_inertia_kind("legacy") == 3
+    monkeypatch.delattr(mujoco, "mjtMeshInertia")
+    assert mujoco_versions.mesh_inertia_kind("convex") is None
