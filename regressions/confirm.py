@@ -678,6 +678,25 @@ def pinned_flex_free_fall(name: str = "mujoco_f9a39413_pinned_flex_on_cart.xml")
     return f"largest speed over 1 s of free fall {top:.4g} m/s (g t = 9.81); warnings {warned or 'none'}"
 
 
+def insidesite_flex(name: str = "mujoco_8287d9d1_soft_block_in_bin.xml") -> str:
+    """An insidesite sensor reads 1 exactly when its body's centre of mass (`subtree_com`: for a flex's massless
+    parent, the flex's) lies inside the site's box: over 1 s of the drop, the steps where the sensor and that
+    test, made here from the site's pose and size, disagree."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    body = int(m.sensor_objid[0])
+    site = int(m.sensor_refid[0])
+    wrong = inside = 0
+    steps = int(round(1.0 / m.opt.timestep))
+    for _ in range(steps):
+        mujoco.mj_step(m, d)
+        local = (d.subtree_com[body] - d.site_xpos[site]) @ d.site_xmat[site].reshape(3, 3)
+        want = bool(np.all(np.abs(local) <= m.site_size[site]))
+        inside += want
+        wrong += want != bool(d.sensordata[0])
+    return f"insidesite against the body's centre of mass in the site's box: {wrong} of {steps} steps disagree ({inside} inside)"
+
+
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
          "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin,
@@ -693,7 +712,8 @@ CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4
          "mujoco-84c8cf43": fused_turned_head, "mujoco-0e1e0c7f": fused_dumbbell,
          "mjx-47bb4a82": mjx_euler_damping,
          "mujoco-98682ae2": mesh_fit_placement, "mujoco-fb07a9ca": chips_on_blade,
-         "mujoco-426cb548": flex_sparse_rotation, "mujoco-f9a39413": pinned_flex_free_fall}
+         "mujoco-426cb548": flex_sparse_rotation, "mujoco-f9a39413": pinned_flex_free_fall,
+         "mujoco-8287d9d1": insidesite_flex}
 
 if __name__ == "__main__":
     # a second argument runs a one-model measurement on another model: the case's twin, to show it clean
