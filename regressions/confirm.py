@@ -697,6 +697,22 @@ def insidesite_flex(name: str = "mujoco_8287d9d1_soft_block_in_bin.xml") -> str:
     return f"insidesite against the body's centre of mass in the site's box: {wrong} of {steps} steps disagree ({inside} inside)"
 
 
+def board_on_rollers(name: str = "mujoco_3163_board_on_rollers.xml") -> str:
+    """A board laid on two rollers rests on them: its height after 2 s against the rollers' tops plus its half
+    thickness (the sink), with the rollers' translational inverse weight (`body_invweight0`: zero for a body whose
+    joint cannot move its centre of mass, the value the contacts' regularization is scaled by)."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    _settle(m, d, 2.0)
+    board, roller = m.body("board").id, m.body("roller1").id
+    g = m.body_geomadr[roller]
+    top = m.body_pos[roller][2] + m.geom_size[g][0]
+    rest = top + m.geom_size[m.body_geomadr[board]][2]
+    sink = rest - d.xpos[board][2]
+    return (f"board's sink below resting on the rollers after 2 s: {1000 * sink:.3g} mm; rollers' translational "
+            f"invweight0 {m.body_invweight0[roller][0]:.4g}")
+
+
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
          "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin,
@@ -713,7 +729,8 @@ CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4
          "mjx-47bb4a82": mjx_euler_damping,
          "mujoco-98682ae2": mesh_fit_placement, "mujoco-fb07a9ca": chips_on_blade,
          "mujoco-426cb548": flex_sparse_rotation, "mujoco-f9a39413": pinned_flex_free_fall,
-         "mujoco-8287d9d1": insidesite_flex}
+         "mujoco-8287d9d1": insidesite_flex,
+         "mujoco-3163": board_on_rollers}
 
 if __name__ == "__main__":
     # a second argument runs a one-model measurement on another model: the case's twin, to show it clean
