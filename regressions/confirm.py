@@ -523,6 +523,196 @@ def sparse_newton_tree(name: str = "mujoco_4_0_0_sparse_newton_tree.xml") -> str
     return f"sparse vs dense qacc over 0.5 s of seeded controls: worst {worst:.3g} of |qacc|; sparse iterations at most {iters}"
 
 
+def _subtree_inertia(m: mujoco.MjModel, root: int) -> tuple[np.ndarray, np.ndarray]:
+    """The subtree of `root` at qpos0: its centre of mass and its inertia tensor about it, in the world frame, summed
+    from every body's own mass, frame and principal inertia (MuJoCo's xipos, ximat, body_inertia)."""
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    bodies = [b for b in range(m.nbody) if b == root or root in _ancestors(m, b)]
+    mass = m.body_mass[bodies]
+    com = (mass[:, None] * d.xipos[bodies]).sum(0) / mass.sum()
+    tensor = np.zeros((3, 3))
+    for b in bodies:
+        rot = d.ximat[b].reshape(3, 3)
+        r = d.xipos[b] - com
+        tensor += rot @ np.diag(m.body_inertia[b]) @ rot.T + m.body_mass[b] * (r @ r * np.eye(3) - np.outer(r, r))
+    return com, tensor
+
+
+def _ancestors(m: mujoco.MjModel, b: int) -> list[int]:
+    out = []
+    while b:
+        b = int(m.body_parentid[b])
+        out.append(b)
+    return out
+
+
+def fused_inertia(name: str) -> str:
+    """Fusing a static child body into its parent (fusestatic) does not change the physics: the free body's centre
+    of mass and inertia tensor (world frame, at qpos0) compiled with fusestatic against the same file compiled
+    without it (its child a body of its own)."""
+    text = (HERE / "models" / name).read_text()
+    fused = mujoco.MjModel.from_xml_string(text)
+    apart = mujoco.MjModel.from_xml_string(text.replace('fusestatic="true"', 'fusestatic="false"'))
+    com_f, ten_f = _subtree_inertia(fused, 1)
+    com_a, ten_a = _subtree_inertia(apart, 1)
+    return (f"fused against unfused ({fused.nbody} against {apart.nbody} bodies): centre of mass "
+            f"{np.linalg.norm(com_f - com_a) * 1000:.3g} mm apart, inertia tensor differs by "
+            f"{np.max(np.abs(ten_f - ten_a)) / np.max(np.abs(ten_a)):.3g} of its largest entry")
+
+
+def fused_turned_head(name: str = "mujoco_84c8cf43_fused_turned_head.xml") -> str:
+    return fused_inertia(name)
+
+
+def fused_dumbbell(name: str = "mujoco_0e1e0c7f_fused_dumbbell.xml") -> str:
+    return fused_inertia(name)
+
+
+def mjx_euler_damping(name: str = "mjx_47bb4a82_damped_pendulum.xml") -> str:
+    """MJX's Euler step integrates joint damping implicitly, as C's does (qacc from M + h D): the pendulum released
+    on C for 0.5 s, then one step of each from C's state: MJX's joint speeds against C's (float32)."""
+    import jax
+    from mujoco import mjx
+
+    m = _model(name)
+    d = mujoco.MjData(m)
+    _settle(m, d, 0.5)
+    mx = mjx.put_model(m)
+    got = np.asarray(jax.jit(mjx.step)(mx, mjx.put_data(m, d)).qvel, dtype=float)
+    mujoco.mj_step(m, d)
+    gap = np.max(np.abs(got - d.qvel)) / np.max(np.abs(d.qvel))
+    return (f"one Euler step from C's state at 0.5 s: qvel MJX {np.round(got, 4)}, C {np.round(d.qvel, 4)} rad/s "
+            f"(largest difference {gap:.2g} of C's largest; jax {jax.__version__}, float32)")
+
+
+def mesh_fit_placement(name: str = "mujoco_98682ae2_wedge_fitaabb.xml") -> str:
+    """A geom fitted to a mesh leaves the mesh where its asset puts it: the mesh geom's vertices in its body's frame
+    against the asset's own vertex list (the largest offset), and a box fitted to the mesh's bounding box (fitaabb)
+    is that box: its centre against the centre of the asset's vertices' bounding box in the box's own frame."""
+    import xml.etree.ElementTree as ET
+
+    m = _model(name)
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    root = ET.parse(HERE / "models" / name).getroot()
+    asset = np.array(root.find("asset/mesh").get("vertex").split(), dtype=float).reshape(-1, 3)
+    body = m.body("stop").id
+    where = d.xpos[body] + asset @ d.xmat[body].reshape(3, 3).T  # the asset's vertices placed in the body
+    moved = centre = 0.0
+    for g in range(m.ngeom):
+        if m.geom_bodyid[g] != body:
+            continue
+        rot = d.geom_xmat[g].reshape(3, 3)
+        if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH:
+            k = m.geom_dataid[g]
+            vert = m.mesh_vert[m.mesh_vertadr[k]: m.mesh_vertadr[k] + m.mesh_vertnum[k]]
+            placed = d.geom_xpos[g] + vert @ rot.T
+            moved = max(moved, float(np.max(np.abs(np.sort(placed, 0) - np.sort(where, 0)))))
+        elif m.geom_type[g] == mujoco.mjtGeom.mjGEOM_BOX:
+            local = (where - d.geom_xpos[g]) @ rot
+            centre = max(centre, float(np.linalg.norm((local.min(0) + local.max(0)) / 2)))
+    fit = (f"{1000 * centre:.3g} mm" if root.find("compiler").get("fitaabb") == "true" else
+           "- (fitted to the equivalent-inertia box, centred on the mesh's centre of mass)")
+    return (f"mesh geom's vertices from the asset's placement: {1000 * moved:.3g} mm; fitted box's centre from the "
+            f"centre of the mesh's bounding box in its frame: {fit}")
+
+
+def chips_on_blade(name: str = "mujoco_fb07a9ca_chips_on_blade.xml") -> str:
+    """The fix's own expectation: two geoms that overlap (`mj_geomDistance` below zero) have a contact. Six thin
+    chips dropped on a thin blade for 1 s: of the steps' overlapping pairs (chip-blade, chip-chip), how many had no
+    contact."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    solid = [g for g in range(m.ngeom) if m.geom_type[g] != mujoco.mjtGeom.mjGEOM_PLANE]
+    missed = overlapping = 0
+    for _ in range(int(round(1.0 / m.opt.timestep))):
+        mujoco.mj_step(m, d)
+        touching = {frozenset((int(c.geom1), int(c.geom2))) for c in d.contact[: d.ncon]}
+        for i, a in enumerate(solid):
+            for b in solid[i + 1:]:
+                if m.geom_bodyid[a] != m.geom_bodyid[b] and mujoco.mj_geomDistance(m, d, a, b, 0.01, None) < 0:
+                    overlapping += 1
+                    missed += frozenset((a, b)) not in touching
+    return f"overlapping pairs with no contact over 1 s: {missed} of {overlapping}"
+
+
+def flex_sparse_rotation(name: str = "mujoco_426cb548_soft_cube_sparse_condim6.xml") -> str:
+    """The sparse and the dense constraint Jacobian are two layouts of one matrix: after 0.2 s of the file's run, at
+    the same state, `efc_J` (made dense) with `jacobian` sparse against dense, and the two solves' qacc."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    _settle(m, d, 0.2)
+    rows, acc = [], []
+    for layout in (mujoco.mjtJacobian.mjJAC_SPARSE, mujoco.mjtJacobian.mjJAC_DENSE):
+        other = copy.copy(m)
+        other.opt.jacobian = layout
+        probe = copy.copy(d)
+        mujoco.mj_forward(other, probe)
+        n = probe.nefc
+        if layout == mujoco.mjtJacobian.mjJAC_SPARSE:
+            jac = np.zeros((n, m.nv))
+            for r in range(n):
+                adr, nnz = probe.efc_J_rowadr[r], probe.efc_J_rownnz[r]
+                jac[r, probe.efc_J_colind[adr: adr + nnz]] = probe.efc_J[adr: adr + nnz]
+        else:
+            jac = np.array(probe.efc_J[: n * m.nv]).reshape(n, m.nv)
+        rows.append(jac)
+        acc.append(probe.qacc.copy())
+    gap = np.max(np.abs(rows[0] - rows[1])) if rows[0].shape == rows[1].shape else float("nan")
+    return (f"{d.ncon} contacts (condim {int(m.geom_condim.max())}): efc_J sparse against dense, largest difference "
+            f"{gap:.3g} (largest entry {np.max(np.abs(rows[1])):.3g}); qacc {np.max(np.abs(acc[0] - acc[1])):.3g} of "
+            f"{np.max(np.abs(acc[1])):.3g}")
+
+
+def pinned_flex_free_fall(name: str = "mujoco_f9a39413_pinned_flex_on_cart.xml") -> str:
+    """The fix's own test: the base and its pinned soft block fall freely, so over 1 s no speed passes g t = 9.81 m/s
+    and MuJoCo raises no warning: the largest |qvel| and the warnings raised."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    top = 0.0
+    for _ in range(int(round(1.0 / m.opt.timestep))):
+        mujoco.mj_step(m, d)
+        top = max(top, float(np.max(np.abs(d.qvel))))
+    warned = {mujoco.mjtWarning(i).name: int(w.number) for i, w in enumerate(d.warning) if w.number}
+    return f"largest speed over 1 s of free fall {top:.4g} m/s (g t = 9.81); warnings {warned or 'none'}"
+
+
+def insidesite_flex(name: str = "mujoco_8287d9d1_soft_block_in_bin.xml") -> str:
+    """An insidesite sensor reads 1 exactly when its body's centre of mass (`subtree_com`: for a flex's massless
+    parent, the flex's) lies inside the site's box: over 1 s of the drop, the steps where the sensor and that
+    test, made here from the site's pose and size, disagree."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    body = int(m.sensor_objid[0])
+    site = int(m.sensor_refid[0])
+    wrong = inside = 0
+    steps = int(round(1.0 / m.opt.timestep))
+    for _ in range(steps):
+        mujoco.mj_step(m, d)
+        local = (d.subtree_com[body] - d.site_xpos[site]) @ d.site_xmat[site].reshape(3, 3)
+        want = bool(np.all(np.abs(local) <= m.site_size[site]))
+        inside += want
+        wrong += want != bool(d.sensordata[0])
+    return f"insidesite against the body's centre of mass in the site's box: {wrong} of {steps} steps disagree ({inside} inside)"
+
+
+def board_on_rollers(name: str = "mujoco_3163_board_on_rollers.xml") -> str:
+    """A board laid on two rollers rests on them: its height after 2 s against the rollers' tops plus its half
+    thickness (the sink), with the rollers' translational inverse weight (`body_invweight0`: zero for a body whose
+    joint cannot move its centre of mass, the value the contacts' regularization is scaled by)."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    _settle(m, d, 2.0)
+    board, roller = m.body("board").id, m.body("roller1").id
+    g = m.body_geomadr[roller]
+    top = m.body_pos[roller][2] + m.geom_size[g][0]
+    rest = top + m.geom_size[m.body_geomadr[board]][2]
+    sink = rest - d.xpos[board][2]
+    return (f"board's sink below resting on the rollers after 2 s: {1000 * sink:.3g} mm; rollers' translational "
+            f"invweight0 {m.body_invweight0[roller][0]:.4g}")
+
+
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
          "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin,
@@ -534,7 +724,13 @@ CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4
          "mujoco-96844db9": fusestatic_table, "mujoco-88383684": box_on_box,
          "mujoco-0bcaa856": muscle_order, "mujoco-7f74487a": actearly_derivative, "mujoco-3434f5d9": mesh_pair_contacts,
          "mujoco-ffca553f": mesh_density_mass,
-         "mujoco-fe9dc584": soft_cube_rotated, "mujoco-4.0.1-sparse-newton": sparse_newton_tree}
+         "mujoco-fe9dc584": soft_cube_rotated, "mujoco-4.0.1-sparse-newton": sparse_newton_tree,
+         "mujoco-84c8cf43": fused_turned_head, "mujoco-0e1e0c7f": fused_dumbbell,
+         "mjx-47bb4a82": mjx_euler_damping,
+         "mujoco-98682ae2": mesh_fit_placement, "mujoco-fb07a9ca": chips_on_blade,
+         "mujoco-426cb548": flex_sparse_rotation, "mujoco-f9a39413": pinned_flex_free_fall,
+         "mujoco-8287d9d1": insidesite_flex,
+         "mujoco-3163": board_on_rollers}
 
 if __name__ == "__main__":
     # a second argument runs a one-model measurement on another model: the case's twin, to show it clean
