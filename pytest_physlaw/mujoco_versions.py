@@ -26,6 +26,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `geom_distance` | `mj_geomDistance` (3.1.6) | `mj_collision` on a probe model of the two geoms (primitives) |
 | `multiccd` | on unless `mjDSBL_MULTICCD` (3.8: on by default) | off unless `mjENBL_MULTICCD` |
 | `ccd_tolerance` | `opt.ccd_tolerance` (3.2: MuJoCo's own convex solver) | `opt.mpr_tolerance` (libccd's MPR) |
+| `spec_from_file`, `spec_compiler` | `MjSpec.from_file(path)`, a static method, and its settings in `spec.compiler` (3.3) | 3.2: `MjSpec().from_file(path)` on an instance, the compiler's settings on the spec itself; no MjSpec before 3.2 |
 """
 
 from __future__ import annotations
@@ -495,3 +496,24 @@ def multiccd(model: mujoco.MjModel) -> bool:
         return not model.opt.disableflags & int(off)
     on = getattr(ENBL, "mjENBL_MULTICCD", None)
     return on is not None and bool(model.opt.enableflags & int(on))
+
+
+def spec_from_file(path: str) -> Any:
+    """An MjSpec of the MJCF file at `path`, or None where this release has no MjSpec (before 3.2). `from_file` is a
+    static method from 3.3 and an instance's method (its first declared parameter `self`) on 3.2: told apart by the
+    binding's declared parameters."""
+    spec_type = getattr(mujoco, "MjSpec", None)
+    if spec_type is None:
+        return None
+    declared = parameters(spec_type.from_file)
+    if declared and declared[0] == "self":
+        spec = spec_type()
+        spec.from_file(path)
+        return spec
+    return spec_type.from_file(path)
+
+
+def spec_compiler(spec: Any) -> Any:
+    """What holds an MjSpec's compiler settings (`fusestatic`, `boundmass`, ...): `spec.compiler` from 3.3, the
+    spec itself on 3.2."""
+    return getattr(spec, "compiler", spec)

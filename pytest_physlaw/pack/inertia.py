@@ -17,17 +17,13 @@ Measured:
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
-import tempfile
 
 import mujoco
 import numpy as np
 import pytest
 
 from pytest_physlaw import mujoco_versions
-from pytest_physlaw.pack import runs
+from pytest_physlaw.pack import recompile, runs
 
 SOURCE = ("osmium's density, 22,590 kg/m^3 (CRC Handbook); the radius of gyration; MuJoCo's compiler "
           "(inertiafromgeom)")
@@ -188,22 +184,8 @@ def geometry_model(path: str) -> mujoco.MjModel:
     """The MJCF file at `path` compiled with `inertiafromgeom` on, every geom of density 1 (an explicit geom
     mass dropped) and no mass or inertia floor; meshes by their convex hull's volume or, where MuJoCo finds
     the mesh misoriented, by its legacy volume (the sum of its triangles' volumes, each taken positive).
-
-    Before MuJoCo 3.14 the compile runs in a child process that hands back the model as an MJB: MjSpec's
-    compile of a scene with included meshes crashes the interpreter on 3.3.4 to 3.8.1 (a segmentation fault on
-    gymnasium-robotics' Fetch and kitchen); a crash there is an error naming the release, not the end of the run."""
-    if mujoco_versions.version() >= (3, 14):
-        return _geometry_model(path)
-    with tempfile.TemporaryDirectory() as folder:
-        mjb = os.path.join(folder, "geometry.mjb")
-        code = ("import sys, mujoco\nfrom pytest_physlaw.pack.inertia import _geometry_model\n"
-                "mujoco.mj_saveModel(_geometry_model(sys.argv[1]), sys.argv[2], None)")
-        done = subprocess.run([sys.executable, "-c", code, path, mjb], capture_output=True, text=True)
-        if done.returncode < 0:
-            raise RuntimeError(f"MuJoCo {mujoco.__version__}'s MjSpec compile crashed (signal {-done.returncode})")
-        if done.returncode:
-            raise ValueError((done.stderr.strip().splitlines() or ["the compile failed"])[-1])
-        return mujoco.MjModel.from_binary_path(mjb)
+    Compiled as `recompile.compiled` compiles (in a child process before MuJoCo 3.14)."""
+    return recompile.compiled(_geometry_model, path)
 
 
 def _geometry_model(path: str) -> mujoco.MjModel:
@@ -213,9 +195,10 @@ def _geometry_model(path: str) -> mujoco.MjModel:
                          "asked for by its convex hull)")
     last = None
     for kind in kinds:
-        spec = mujoco.MjSpec.from_file(path)
-        spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_TRUE
-        spec.compiler.boundmass = spec.compiler.boundinertia = 0.0
+        spec = mujoco_versions.spec_from_file(path)
+        compiler = mujoco_versions.spec_compiler(spec)
+        compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_TRUE
+        compiler.boundmass = compiler.boundinertia = 0.0
         for geom in spec.geoms:
             geom.density, geom.mass = 1.0, math.nan
             geom.typeinertia = mujoco.mjtGeomInertia.mjINERTIA_VOLUME
