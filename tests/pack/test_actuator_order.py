@@ -14,6 +14,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack.twofold import order
+from tests.pack.law_record import law_record
 
 MODELS = Path(__file__).resolve().parents[2] / "regressions" / "models"
 TRIGGER = MODELS / "mujoco_0bcaa856_muscle_then_servo.xml"  # MuJoCo 3.2.2 steps it wrong: the law's case
@@ -49,10 +50,7 @@ ARM = """<mujoco><option timestep="0.002" integrator="implicitfast"/>
 
 
 def _record(pytester: pytest.Pytester, model: str) -> dict:
-    pytester.runpytest_inprocess(f"--physlaw-model={model}", "-p", "no:cacheprovider", "-k", "actuator_order")
-    report = json.loads((pytester.path / ".physlaw" / "report.json").read_text())
-    (record,) = [r for r in report["laws"] if r["law"] == LAW]
-    return record
+    return law_record(pytester, model, "actuator_order", LAW)
 
 
 def _fields(model: mujoco.MjModel) -> dict[str, np.ndarray]:

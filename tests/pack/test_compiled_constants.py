@@ -15,6 +15,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack.twofold import constants
+from tests.pack.law_record import law_record
 
 LAW = "model-compiled-constants-agree"
 ROLLERS = Path(__file__).resolve().parents[2] / "regressions" / "models" / "mujoco_3163_board_on_rollers.xml"
@@ -41,10 +42,7 @@ SCENE = """<mujoco><option timestep="0.002"/>
 
 
 def _record(pytester: pytest.Pytester, model: str) -> dict:
-    pytester.runpytest_inprocess(f"--physlaw-model={model}", "-p", "no:cacheprovider", "-k", "compiled_constants")
-    report = json.loads((pytester.path / ".physlaw" / "report.json").read_text())
-    (record,) = [r for r in report["laws"] if r["law"] == LAW]
-    return record
+    return law_record(pytester, model, "compiled_constants", LAW)
 
 
 def test_the_scene_passes(pytester: pytest.Pytester) -> None:

@@ -4,13 +4,14 @@ compute what the shipped regressions computed (the fault injected for the inner 
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import mujoco
 import numpy as np
 import pytest
+
+from tests.pack.law_record import law_record
 
 MODELS = Path(__file__).resolve().parents[2] / "regressions" / "models"
 CASES = {  # law id -> (trigger model, -k expression)
@@ -25,10 +26,7 @@ def _run(pytester: pytest.Pytester, law_id: str, model: str | None = None) -> di
     default, keyword = CASES[law_id]
     model = model or default
     shutil.copy(MODELS / model, pytester.path / model)
-    pytester.runpytest_inprocess(f"--physlaw-model={model}", "-p", "no:cacheprovider", "-k", keyword)
-    report = json.loads((pytester.path / ".physlaw" / "report.json").read_text())
-    (record,) = [r for r in report["laws"] if r["law"] == law_id]
-    return record
+    return law_record(pytester, model, keyword, law_id)
 
 
 @pytest.mark.parametrize("law_id", CASES)

@@ -16,6 +16,7 @@ import pytest
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack import recompile
 from pytest_physlaw.pack.twofold import fused
+from tests.pack.law_record import law_record
 
 LAW = "model-fused-bodies-keep-the-dynamics"
 DUMBBELL = Path(__file__).resolve().parents[2] / "regressions" / "models" / "mujoco_0e1e0c7f_fused_dumbbell.xml"
@@ -59,10 +60,7 @@ SPEC_FUSES = _spec_fuses()
 
 
 def _record(pytester: pytest.Pytester, model: str) -> dict:
-    pytester.runpytest_inprocess(f"--physlaw-model={model}", "-p", "no:cacheprovider", "-k", "fusing")
-    report = json.loads((pytester.path / ".physlaw" / "report.json").read_text())
-    (record,) = [r for r in report["laws"] if r["law"] == LAW]
-    return record
+    return law_record(pytester, model, "fusing", LAW)
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack import mesh_mass
+from tests.pack.law_record import law_record
 
 MODELS = Path(__file__).resolve().parents[2] / "regressions" / "models"
 WEDGE = "mujoco_ffca553f_mesh_wedge_density.xml"  # MuJoCo 3.0.0 weighs it 1.155 x its volume
@@ -34,10 +35,7 @@ OPEN = """<mujoco><asset><mesh name="roof" vertex="0 0 0 1 0 0 0 1 0 1 1 0 0.5 0
 
 
 def _record(pytester: pytest.Pytester, model: str) -> dict:
-    pytester.runpytest_inprocess(f"--physlaw-model={model}", "-p", "no:cacheprovider", "-k", "mesh_mass")
-    report = json.loads((pytester.path / ".physlaw" / "report.json").read_text())
-    (record,) = [r for r in report["laws"] if r["law"] == "model-mesh-mass"]
-    return record
+    return law_record(pytester, model, "mesh_mass", "model-mesh-mass")
 
 
 def test_the_solid_of_a_unit_cube_is_its_volume_and_inertia() -> None:

@@ -6,11 +6,12 @@ quantity."""
 
 from __future__ import annotations
 
-import json
 
 import mujoco
 import numpy as np
 import pytest
+
+from tests.pack.law_record import law_record
 
 MODEL = """<mujoco model="readouts">
   <option timestep="0.002" cone="{cone}"/>
@@ -100,10 +101,7 @@ LAWS = {  # law id -> the test function's name (the -k expression)
 
 def _run(pytester: pytest.Pytester, law_id: str, cone: str = "pyramidal", xml: str | None = None) -> dict:
     (pytester.path / "readouts.xml").write_text(xml or MODEL.format(cone=cone))
-    pytester.runpytest_inprocess("--physlaw-model=readouts.xml", "-p", "no:cacheprovider", "-k", LAWS[law_id])
-    report = json.loads((pytester.path / ".physlaw" / "report.json").read_text())
-    (record,) = [r for r in report["laws"] if r["law"] == law_id]
-    return record
+    return law_record(pytester, "readouts.xml", LAWS[law_id], law_id)
 
 
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])

@@ -15,6 +15,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack.twofold import rates
+from tests.pack.law_record import law_record
 
 MODELS = Path(__file__).resolve().parents[2] / "regressions" / "models"
 PULLEY = "mujoco_3e701b21_tendon_sidesite_off_plane.xml"  # MuJoCo 3.2.2 routed it through the sphere; sound after
@@ -52,10 +53,7 @@ CHAIN = """<mujoco model="an arm, a slider and two free boxes tied by joint, ten
 
 
 def _record(pytester: pytest.Pytester, model: str, keyword: str, law_id: str) -> dict:
-    pytester.runpytest_inprocess(f"--physlaw-model={model}", "-p", "no:cacheprovider", "-k", keyword)
-    report = json.loads((pytester.path / ".physlaw" / "report.json").read_text())
-    (record,) = [r for r in report["laws"] if r["law"] == law_id]
-    return record
+    return law_record(pytester, model, keyword, law_id)
 
 
 def _equality_residual_scaled(real):
