@@ -17,6 +17,7 @@ MODEL = """<mujoco model="readouts">
   <option timestep="0.002" cone="{cone}"/>
   <worldbody>
     <geom name="floor" type="plane" size="3 3 .1" euler="10 0 0"/>
+    <site name="zone" type="box" size=".05 .05 .005" pos="1.4 0 1.005"/>
     <body name="box" pos="0 0 .2">
       <freejoint/>
       <geom type="box" size=".1 .1 .05" mass="1" condim="4"/>
@@ -24,7 +25,8 @@ MODEL = """<mujoco model="readouts">
       <site name="imu" pos=".02 .01 .03"/>
     </body>
     <body name="arm" pos="1 0 1">
-      <joint name="shoulder" type="hinge" axis="0 1 0" range="-2 2" actuatorfrcrange="-30 30" actuatorgravcomp="true"/>
+      <joint name="shoulder" type="hinge" axis="0 1 0" range="-2 2" margin=".01" actuatorfrcrange="-30 30"
+             actuatorgravcomp="true"/>
       <geom type="capsule" fromto="0 0 0 .4 0 0" size=".04" mass="1"/>
       <site name="tip" pos=".4 0 0"/>
       <site name="anchor" pos=".1 0 .05"/>
@@ -45,6 +47,7 @@ MODEL = """<mujoco model="readouts">
     </body>
   </worldbody>
   <tendon>
+    <fixed name="rail" limited="true" range="-.3 .3" margin=".25"><joint joint="slide" coef="1"/></fixed>
     <spatial name="biceps" limited="false">
       <site site="anchor"/>
       <site site="insert"/>
@@ -87,9 +90,21 @@ MODEL = """<mujoco model="readouts">
     <subtreecom name="arm_com" body="arm"/>
     <subtreelinvel name="arm_vel" body="arm"/>
     <clock name="clock"/>
+    <subtreeangmom name="arm_angmom" body="arm"/>
+    <magnetometer name="imu_mag" site="imu"/>
+    <jointlimitpos name="shoulder_limit" joint="shoulder"/>
+    <jointlimitvel name="shoulder_limit_vel" joint="shoulder"/>
+    <tendonlimitpos name="rail_limit" tendon="rail"/>
+    <tendonlimitvel name="rail_limit_vel" tendon="rail"/>{later}
   </sensor>
 </mujoco>
 """
+# kinds MuJoCo 3.3 added: in the model where the release has them
+LATER = {"mjSENS_INSIDESITE": '<insidesite name="tip_in_zone" objtype="site" objname="tip" site="zone"/>',
+         "mjSENS_TENDONACTFRC": '<tendonactuatorfrc name="biceps_frc" tendon="biceps"/>',
+         "mjSENS_E_KINETIC": '<e_kinetic name="kinetic"/>'}
+LATER_SENSORS = [xml.split('name="')[1].split('"')[0] for kind, xml in LATER.items() if hasattr(mujoco.mjtSensor, kind)]
+MODEL = MODEL.replace("{later}", "".join(f"\n    {xml}" for kind, xml in LATER.items() if hasattr(mujoco.mjtSensor, kind)))
 LAWS = {  # law id -> the test function's name (the -k expression)
     "model-readout-constraint-force": "test_qfrc_constraint_is_the_rows_forces",
     "model-readout-contact-force": "test_contact_force_is_the_rows_forces",
@@ -172,7 +187,8 @@ def test_each_readout_check_fails_under_its_fault(pytester: pytest.Pytester, mon
 SENSORS = ["pad_touch", "imu_acc", "imu_gyro", "imu_vel", "hand_force", "hand_torque", "q_elbow", "v_elbow", "wrist_quat",
            "wrist_angvel", "shoulder_frc", "biceps_len", "biceps_vel", "servo_pos", "servo_vel", "servo_frc", "tip_pos",
            "tip_in_box", "box_quat", "hand_quat", "fore_x", "geom_z", "tip_linvel", "box_angvel", "tip_linacc",
-           "tip_angacc", "arm_com", "arm_vel", "clock"]
+           "tip_angacc", "arm_com", "arm_vel", "clock", "arm_angmom", "imu_mag", "shoulder_limit",
+           "shoulder_limit_vel", "rail_limit", "rail_limit_vel", *LATER_SENSORS]
 
 
 @pytest.mark.parametrize("sensor", SENSORS)
