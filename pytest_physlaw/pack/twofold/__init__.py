@@ -19,4 +19,8 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `rates` (a measurement, no law): a position quantity's rate along qvel by central differences; tendon paths.
 - `residuals`: each equality row's residual changes as efc_J qvel says.
 - `tendons`: each tendon's length changes as ten_J qvel says; wrapped paths stay outside, on the sidesite's side.
+- `velocities`: each body's velocity as MuJoCo reports it (cvel) is its pose's rate along qvel.
+- `order`: the actuators reordered give the same step.
+- `fused`: a model that fuses its static bodies has the unfused model's mass matrix and bias force.
+- `constants`: the constants `mj_setConst` stores at qpos0 are their definitions evaluated anew.
 """
