@@ -374,6 +374,17 @@ def actuator_count(model: mujoco.MjModel) -> int:
     return int(getattr(model, "nactuator", model.nu))
 
 
+def multi_output_actuators(model: mujoco.MjModel) -> str | None:
+    """Why the pack cannot read the model's actuators yet, or None: from MuJoCo 3.11 an actuator may take several
+    controls and give several forces (an orientation servo: three), and the per-actuator arrays (`nactuator` rows)
+    part from the per-control ones (`nu`: ctrl, ctrlrange, gear, actuator_force)."""
+    count = actuator_count(model)
+    if count == int(model.nu):
+        return None
+    return (f"multi-output actuators ({count} actuators, {int(model.nu)} controls: MuJoCo 3.11's orientation servo "
+            "and its kin); the pack reads one control and one force per actuator, not yet these")
+
+
 def actuator_fields(model: mujoco.MjModel) -> list[str]:
     """The names of the model's per-actuator arrays, one row an actuator: every `actuator_*` array whose first
     dimension is the actuator count, and the names' addresses (`name_actuatoradr`), found by shape, whatever this

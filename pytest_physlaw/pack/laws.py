@@ -8,6 +8,7 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `inverse`: forward and inverse dynamics agree (mj_inverse returns the forces that produced qacc).
 - `muscles`: a muscle only pulls, at any length, velocity and activation the runs reach.
 - `gravcomp`: gravity compensation applies -gravcomp m g at each compensated body's centre of mass.
+- `flex_balance`: a flex's elastic forces on its vertices sum to no force and no torque (Newton's third law).
 - `wrenches`: the constraint wrenches booked on bodies (cfrc_ext, what force sensors read) are the solver's.
 - `transmission`: each actuator's moment arm is the derivative of its length (virtual work).
 - `derivatives`: the velocity derivative an implicit integrator steps with is the actuator forces' (clamps included).
@@ -55,6 +56,7 @@ from pytest_physlaw.pack.energy import (  # noqa: F401
     test_passive_forces_dissipate,
     test_passive_motion_gains_no_energy,
 )
+from pytest_physlaw.pack.flex_balance import test_flex_forces_are_internal  # noqa: F401
 from pytest_physlaw.pack.fixtures import (  # noqa: F401
     bodies,
     driven,
@@ -127,6 +129,7 @@ from pytest_physlaw.pack.stepping import (  # noqa: F401
     test_timestep_is_stable_for_the_stiffest_mode,
     test_timestep_resolves_the_motion,
 )
+from pytest_physlaw.pack.twofold.clock import test_physics_ignores_the_clock  # noqa: F401
 from pytest_physlaw.pack.twofold.collision import (  # noqa: F401
     test_deepest_contact_is_the_distance,
     test_overlapping_pairs_collide,

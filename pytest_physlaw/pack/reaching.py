@@ -91,7 +91,7 @@ def pushes(model: mujoco.MjModel, data: mujoco.MjData, phase_seconds: float) -> 
     nodes = runs.flex_nodes(model)
     joints = [j for j in limited_joints(model).tolist() if int(model.jnt_bodyid[j]) not in nodes]
     dofs = np.array([int(model.jnt_dofadr[j]) for j in joints if not actuated[model.jnt_dofadr[j]]], dtype=int)
-    by_tendon = {int(model.actuator_trnid[a, 0]) for a in range(model.nu)
+    by_tendon = {int(model.actuator_trnid[a, 0]) for a in range(mujoco_versions.actuator_count(model))
                  if int(model.actuator_trntype[a]) == int(mujoco.mjtTrn.mjTRN_TENDON)}
     tendons = np.array([k for k in limited_tendons(model).tolist() if k not in by_tendon], dtype=int)
     t = CROSSING * phase_seconds
