@@ -713,6 +713,221 @@ def board_on_rollers(name: str = "mujoco_3163_board_on_rollers.xml") -> str:
             f"invweight0 {m.body_invweight0[roller][0]:.4g}")
 
 
+def _run(m: mujoco.MjModel, seconds: float, each) -> mujoco.MjData:
+    """The file's own run (from its keyframe, if it has one), calling `each(d)` after every step."""
+    d = mujoco.MjData(m)
+    if m.nkey:
+        mujoco.mj_resetDataKeyframe(m, d, 0)
+    mujoco.mj_forward(m, d)
+    while d.time < seconds:
+        mujoco.mj_step(m, d)
+        each(d)
+    return d
+
+
+def damper_kv(name: str = "mujoco_faf0dabc_damper_kv_in_default.xml") -> str:
+    """A damper's force is -kv ctrl velocity, whether its kv is written on it or on its default class: the median
+    of -force / (ctrl velocity) while the pendulum swings 2 s, against the file's kv 0.3."""
+    m = _model(name)
+    ratios: list[float] = []
+
+    def each(d: mujoco.MjData) -> None:
+        for i in range(m.nu):
+            if abs(d.actuator_velocity[i]) > 1e-2 and d.ctrl[i] > 0:
+                ratios.append(-d.actuator_force[i] / (d.ctrl[i] * d.actuator_velocity[i]))
+    _run(m, 2.0, each)
+    kv = float(np.median(ratios)) if ratios else float("nan")
+    return f"damper's kv as applied (-force / (ctrl velocity)) {kv:.4f} N m s/rad (the file's: 0.3)"
+
+
+def card_house(name: str = "mujoco_8655446f_card_house_margin.xml") -> str:
+    """The fix's own expectation: two 0.7 mm cards leaning on each other overlap by a fraction of a millimetre at
+    most; the deepest card-card contact over 2 s."""
+    m = _model(name)
+    worst = [0.0]
+
+    def each(d: mujoco.MjData) -> None:
+        for c in d.contact[:d.ncon]:
+            if m.geom_bodyid[c.geom1] and m.geom_bodyid[c.geom2]:
+                worst[0] = min(worst[0], float(c.dist))
+    _run(m, 2.0, each)
+    return f"deepest card-card contact over 2 s {-1000 * worst[0]:.4g} mm"
+
+
+def cloth_bending_torque(name: str = "mujoco_7927e908_cloth_turned_frame.xml") -> str:
+    """A cloth's bending forces are internal: their net torque on it is zero (Newton's third law). Each vertex body's
+    passive force (its three slides, along its frame's axes) turned into the world, its torque about the origin
+    summed; the largest over 2 s of draping."""
+    m = _model(name)
+    vertices = [b for b in range(m.nbody) if m.body_dofnum[b] == 3 and m.body_jntnum[b] == 3]
+    worst = [0.0]
+
+    def each(d: mujoco.MjData) -> None:
+        torque = np.zeros(3)
+        for b in vertices:
+            adr = m.body_dofadr[b]
+            torque += np.cross(d.xpos[b], d.xmat[b].reshape(3, 3) @ d.qfrc_passive[adr:adr + 3])
+        worst[0] = max(worst[0], float(np.linalg.norm(torque)))
+    _run(m, 2.0, each)
+    return f"largest net torque of the cloth's passive forces over 2 s {worst[0]:.3g} N m"
+
+
+def lugre_hold(name: str = "mujoco_4c265327_lugre_after_orientation.xml") -> str:
+    """The arm's gravity torque (about 0.2 N m) is below the motor's Coulomb friction (0.5 N m), so it sticks: it
+    may deflect by the bristles' compliance (about 0.002 rad). The shoulder's largest slip over 2 s."""
+    m = _model(name)
+    adr = m.jnt_qposadr[m.joint("shoulder").id]
+    slip, start = [0.0], float(m.qpos0[adr])
+
+    def each(d: mujoco.MjData) -> None:
+        slip[0] = max(slip[0], abs(float(d.qpos[adr]) - start))
+    _run(m, 2.0, each)
+    return f"shoulder's largest slip held by friction over 2 s {slip[0]:.4g} rad (the bristles' compliance: about 0.002)"
+
+
+def _box_sphere_distance(m: mujoco.MjModel, d: mujoco.MjData, sphere: int, box: int) -> float:
+    """The signed distance of a sphere from a box, from their sizes and poses."""
+    p = d.geom_xmat[box].reshape(3, 3).T @ (d.geom_xpos[sphere] - d.geom_xpos[box])
+    q = np.abs(p) - m.geom_size[box]
+    return float(np.linalg.norm(np.maximum(q, 0.0)) + min(np.max(q), 0.0) - m.geom_size[sphere][0])
+
+
+def ball_in_foam(name: str = "mujoco_0e7d2ef6_ball_in_soft_foam.xml") -> str:
+    """The fix's own expectation: a sphere-box contact's dist is their signed distance, however deep; the largest
+    difference over 2 s of a steel ball settling into a soft block."""
+    m = _model(name)
+    sphere, box = mujoco.mjtGeom.mjGEOM_SPHERE, mujoco.mjtGeom.mjGEOM_BOX
+    worst = [0.0]
+
+    def each(d: mujoco.MjData) -> None:
+        for c in d.contact[:d.ncon]:
+            kinds = (m.geom_type[c.geom1], m.geom_type[c.geom2])
+            if kinds in ((sphere, box), (box, sphere)):
+                s, b = (c.geom1, c.geom2) if kinds[0] == sphere else (c.geom2, c.geom1)
+                worst[0] = max(worst[0], abs(float(c.dist) - _box_sphere_distance(m, d, s, b)))
+    _run(m, 2.0, each)
+    return f"largest |sphere-box contact dist - signed distance| over 2 s {1000 * worst[0]:.4g} mm"
+
+
+def paddle_inertia(name: str = "mujoco_50f43b87_paddle_inertial_euler.xml") -> str:
+    """A uniform paddle's moment about its hinge is its slab's, wherever its inertial's principal axes are written:
+    the mass matrix's entry (`mj_fullM`) against the slab of its plate's size and the body's mass."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    joint, plate, paddle = m.joint("swing").id, m.geom("paddle_plate").id, m.body("paddle").id
+    dof = m.jnt_dofadr[joint]
+    simulated = mujoco_versions.full_mass(m, d)[dof, dof]
+    axis = d.xaxis[joint]
+    half = m.geom_size[plate]
+    u = d.geom_xmat[plate].reshape(3, 3).T @ axis
+    mass = m.body_mass[paddle]
+    centre = mass / 3 * np.array([half[1]**2 + half[2]**2, half[0]**2 + half[2]**2, half[0]**2 + half[1]**2])
+    r = d.geom_xpos[plate] - d.xanchor[joint]
+    r = r - (r @ axis) * axis
+    slab = float(centre @ u**2 + mass * r @ r)
+    return f"paddle's moment about the hinge {simulated:.4f} kg m^2, its slab's {slab:.4f} ({100 * abs(simulated / slab - 1):.3g} % off)"
+
+
+def rangefinder_hfield(name: str = "mujoco_7b9f5bda_rangefinder_hfield_3x5.xml") -> str:
+    """A rangefinder reads the distance to what its ray meets: the rover's lidar (pointing +x) against the ray's
+    exact distance to the heightfield's near side wall (its height from the field's first column, linear between
+    rows), the largest difference over a 2 s drive."""
+    m = _model(name)
+    g = next(i for i in range(m.ngeom) if m.geom_type[i] == mujoco.mjtGeom.mjGEOM_HFIELD)
+    h = m.geom_dataid[g]
+    rows, cols = m.hfield_nrow[h], m.hfield_ncol[h]
+    sx, sy, sz, base = m.hfield_size[h]
+    heights = m.hfield_data[m.hfield_adr[h]:m.hfield_adr[h] + rows * cols].reshape(rows, cols)
+    site, adr = m.site("lidar").id, m.sensor_adr[m.sensor("range").id]
+    worst = [0.0]
+
+    def each(d: mujoco.MjData) -> None:
+        p, ray = d.site_xpos[site], d.site_xmat[site].reshape(3, 3)[:, 2]
+        t = (d.geom_xpos[g][0] - sx - p[0]) / ray[0]
+        hit = p + t * ray - d.geom_xpos[g]
+        y = (hit[1] + sy) / (2 * sy) * (rows - 1)
+        r0 = int(min(max(np.floor(y), 0), rows - 2))
+        top = ((1 - (y - r0)) * heights[r0, 0] + (y - r0) * heights[r0 + 1, 0]) * sz
+        if t > 0 and abs(hit[1]) <= sy and -base <= hit[2] <= top:
+            worst[0] = max(worst[0], abs(float(d.sensordata[adr]) - t))
+    _run(m, 2.0, each)
+    return f"rangefinder's largest error against the ray's distance to the heightfield's wall over 2 s {worst[0]:.4g} m"
+
+
+def clock_shift(name: str = "mujoco_7bfdbad8_box_pile_pgs.xml") -> str:
+    """Nothing in the model reads the clock, so one state run 2 s from t = 0 and from t = 1000 s ends alike (time
+    translation): the largest difference of qpos (the first dof pushed at 0.3 to start)."""
+    m = _model(name)
+    ends = []
+    for start in (0.0, 1000.0):
+        d = mujoco.MjData(m)
+        d.time = start
+        d.qvel[0] = 0.3
+        for _ in range(int(round(2.0 / m.opt.timestep))):
+            mujoco.mj_step(m, d)
+        ends.append(d.qpos.copy())
+    return f"largest |qpos started at t = 0 - at t = 1000 s| after 2 s {np.max(np.abs(ends[0] - ends[1])):.3g}"
+
+
+def distance_normal(name: str = "mujoco_85e9cff0_pusher_near_ellipsoid.xml") -> str:
+    """A geom-distance normal sensor points from geom1 to geom2: for two separated convex geoms, within 90 degrees of
+    their centres' direction. The largest angle over 2 s, the carriage swept at 0.5 Hz."""
+    m = _model(name)
+    sensor = next(i for i in range(m.nsensor) if m.sensor_type[i] == mujoco.mjtSensor.mjSENS_GEOMNORMAL)
+    g1, g2, adr = m.sensor_objid[sensor], m.sensor_refid[sensor], m.sensor_adr[sensor]
+    d = mujoco.MjData(m)
+    worst = 0.0
+    for _ in range(int(round(2.0 / m.opt.timestep))):
+        d.ctrl[0] = 0.3 * np.sin(np.pi * d.time)
+        mujoco.mj_step(m, d)
+        normal, centres = d.sensordata[adr:adr + 3], d.geom_xpos[g2] - d.geom_xpos[g1]
+        if np.linalg.norm(normal) > 1e-12:
+            cos = normal @ centres / (np.linalg.norm(normal) * np.linalg.norm(centres))
+            worst = max(worst, float(np.degrees(np.arccos(np.clip(cos, -1, 1)))))
+    return f"largest angle of the distance normal from geom1 -> geom2 over 2 s {worst:.4g} deg"
+
+
+def terrain_normal(name: str = "mujoco_e18e35f9_egg_on_terrain.xml") -> str:
+    """A contact on a flat heightfield's top face has the face's normal, the world's z: over 2 s, at each step the
+    terrain contact nearest to vertical (the face's; its prisms' edges tilt others by design), its largest tilt."""
+    m = _model(name)
+    field = next(g for g in range(m.ngeom) if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_HFIELD)
+    d = mujoco.MjData(m)
+    worst = 0.0
+    for _ in range(int(round(2.0 / m.opt.timestep))):
+        mujoco.mj_step(m, d)
+        tilts = [np.degrees(np.arccos(min(1.0, abs(c.frame[2])))) for c in d.contact[:d.ncon]
+                 if field in (c.geom1, c.geom2)]
+        worst = max([worst, *([min(tilts)] if tilts else [])])
+    return f"largest tilt of the flat terrain's face contact over 2 s {worst:.4g} deg"
+
+
+def trampoline_reaction(name: str = "mujoco_ec8ad21c_ball_on_trampoline.xml") -> str:
+    """Action and reaction: the contact forces (efc rows of contacts, through J^T) on the ball's translation and on
+    the net's vertex slides are equal and opposite; |F_net| / |F_ball| averaged over the 2 s steps in contact."""
+    m = _model(name)
+    ball = m.body("ball").id
+    vertices = {int(b) for b in m.flex_vertbodyid if b > 0}
+    slides = [j for j in range(m.njnt) if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_SLIDE and m.jnt_bodyid[j] in vertices]
+    contact = {int(t) for t in (mujoco.mjtConstraint.mjCNSTR_CONTACT_FRICTIONLESS,
+                                mujoco.mjtConstraint.mjCNSTR_CONTACT_PYRAMIDAL,
+                                mujoco.mjtConstraint.mjCNSTR_CONTACT_ELLIPTIC)}
+    d, ratios, res = mujoco.MjData(m), [], np.zeros(m.nv)
+    for _ in range(int(round(2.0 / m.opt.timestep))):
+        mujoco.mj_step(m, d)
+        mujoco.mj_forward(m, d)
+        rows = np.array([int(t) in contact for t in d.efc_type[:d.nefc]], dtype=bool)
+        if not rows.any():
+            continue
+        mujoco.mj_mulJacTVec(m, d, res, np.where(rows, d.efc_force[:d.nefc], 0.0))
+        on_ball = res[m.body_dofadr[ball]:m.body_dofadr[ball] + 3]
+        on_net = sum((res[m.jnt_dofadr[j]] * d.xaxis[j] for j in slides), np.zeros(3))
+        if np.linalg.norm(on_ball) > 1e-3:
+            ratios.append(np.linalg.norm(on_net) / np.linalg.norm(on_ball))
+    return f"contact force on the net over that on the ball (action and reaction: 1) {np.mean(ratios):.4g}, mean of {len(ratios)} steps"
+
+
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
          "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin,
@@ -730,7 +945,12 @@ CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4
          "mujoco-98682ae2": mesh_fit_placement, "mujoco-fb07a9ca": chips_on_blade,
          "mujoco-426cb548": flex_sparse_rotation, "mujoco-f9a39413": pinned_flex_free_fall,
          "mujoco-8287d9d1": insidesite_flex,
-         "mujoco-3163": board_on_rollers}
+         "mujoco-3163": board_on_rollers,
+         "mujoco-faf0dabc": damper_kv, "mujoco-8655446f": card_house, "mujoco-7927e908": cloth_bending_torque,
+         "mujoco-4c265327": lugre_hold, "mujoco-0e7d2ef6": ball_in_foam, "mujoco-50f43b87": paddle_inertia,
+         "mujoco-7b9f5bda": rangefinder_hfield,
+         "mujoco-7bfdbad8": clock_shift, "mujoco-85e9cff0": distance_normal, "mujoco-e18e35f9": terrain_normal,
+         "mujoco-ec8ad21c": trampoline_reaction}
 
 if __name__ == "__main__":
     # a second argument runs a one-model measurement on another model: the case's twin, to show it clean
