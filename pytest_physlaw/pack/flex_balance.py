@@ -99,7 +99,7 @@ def test_flex_forces_are_internal(law, pack_model, twofold_states, model_case) -
     and no torque, to 100 x vertices x eps of their size and the flex's weight."""
     model = pack_model.model
     if not model.nflex:
-        pytest.skip(f"{model_case}: no flex")
+        pytest.skip(f"{model_case}: no flex (no cloth, rope or soft body whose forces to balance)")
     reasons = {f: why_not(model, f) for f in range(model.nflex)}
     judged = [f for f, reason in reasons.items() if reason is None]
     if not judged:

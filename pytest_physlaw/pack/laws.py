@@ -148,6 +148,7 @@ from pytest_physlaw.pack.twofold.tendons import (  # noqa: F401
     test_tendon_lengths_change_as_their_jacobian_says,
     test_tendon_wraps_stay_outside_on_the_sidesites_side,
 )
+from pytest_physlaw.pack.twofold.translation import test_contacts_see_no_common_translation  # noqa: F401
 from pytest_physlaw.pack.twofold.velocities import test_body_velocities_are_the_poses_rates  # noqa: F401
 from pytest_physlaw.pack.transmission import test_moment_arms_are_the_lengths_derivative  # noqa: F401
 from pytest_physlaw.pack.wrenches import test_reported_constraint_wrenches_are_the_applied_forces  # noqa: F401
