@@ -40,11 +40,26 @@ def vertex_bodies(model: mujoco.MjModel, flex: int) -> np.ndarray:
     return np.asarray(model.flex_vertbodyid[start:start + count], dtype=int)
 
 
+def three_slides(model: mujoco.MjModel, body: int) -> bool:
+    """Whether a body is moved by three slide joints of its own (a flex vertex with `dof="full"`)."""
+    first, count = int(model.body_jntadr[body]), int(model.body_jntnum[body])
+    return (count == 3 and int(model.body_dofnum[body]) == 3
+            and all(int(model.jnt_type[j]) == mujoco.mjtJoint.mjJNT_SLIDE for j in range(first, first + count)))
+
+
+def slides(model: mujoco.MjModel, data: mujoco.MjData, bodies: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(axes, dofs) of bodies each moved by three slides: (n, 3, 3), the rows each slide's world axis (a body's
+    velocity is axes^T qvel, a world force F is axes @ F in its dofs), and (n, 3) their dofs."""
+    joints = np.asarray(model.body_jntadr[bodies], dtype=int)[:, None] + np.arange(3)
+    return np.asarray(data.xaxis, float)[joints], np.asarray(model.jnt_dofadr, dtype=int)[joints]
+
+
 def why_not(model: mujoco.MjModel, flex: int) -> str | None:
     """Why a flex cannot be judged, or None: every vertex its own body moved by three spring-free slides."""
     interp = getattr(model, "flex_interp", None)
     if interp is not None and int(interp[flex]):
-        return "interpolated (trilinear or quadratic dofs): its elasticity is linear in the nodes, not turning-invariant"
+        return ("interpolated (trilinear or quadratic dofs): its elasticity is linear in the nodes, not "
+                "turning-invariant")
     passive = getattr(model, "flex_passive", None)
     if passive is not None and int(passive[flex]):
         return "passive contacts (`<contact passive>`: its contact forces are passive forces too, from outside it)"
@@ -52,12 +67,10 @@ def why_not(model: mujoco.MjModel, flex: int) -> str | None:
     if len(set(bodies.tolist())) < bodies.size or np.any(bodies == 0):
         return "a vertex is pinned or shared (its force goes to a body the balance cannot see)"
     for body in bodies.tolist():
-        first, count = int(model.body_jntadr[body]), int(model.body_jntnum[body])
-        joints = range(first, first + count)
-        if count != 3 or int(model.body_dofnum[body]) != 3 or any(
-                int(model.jnt_type[j]) != mujoco.mjtJoint.mjJNT_SLIDE for j in joints):
+        if not three_slides(model, body):
             return f"vertex body {body} is not moved by three slide joints of its own (radial or pinned dofs)"
-        if any(float(model.jnt_stiffness[j]) != 0.0 for j in joints):
+        first = int(model.body_jntadr[body])
+        if np.any(np.asarray(model.jnt_stiffness[first:first + 3]) != 0.0):
             return f"vertex body {body}'s slides have springs of their own"
     return None
 
@@ -66,10 +79,7 @@ def imbalance(model: mujoco.MjModel, data: mujoco.MjData, flex: int) -> tuple[fl
     """(net force over its bound, net torque over its bound) of the flex's spring forces on its vertices, in the
     world, at a forwarded state."""
     bodies = vertex_bodies(model, flex)
-    first = np.asarray(model.body_jntadr[bodies], dtype=int)
-    joints = first[:, None] + np.arange(3)
-    axes = np.asarray(data.xaxis, float)[joints]  # (n, 3 slides, 3): rows are the slides' world axes
-    dofs = np.asarray(model.jnt_dofadr, dtype=int)[joints]
+    axes, dofs = slides(model, data, bodies)
     generalized = np.asarray(data.qfrc_spring, float)[dofs]  # (n, 3) = axes @ F
     forces = np.linalg.solve(axes, generalized[:, :, None])[:, :, 0]
     points = np.asarray(data.xpos, float)[bodies]
@@ -106,10 +116,13 @@ def test_flex_forces_are_internal(law, pack_model, twofold_states, model_case) -
         pytest.skip(f"{model_case}: no flex judged: " + "; ".join(f"flex {f}: {r}" for f, r in reasons.items()))
     worst = {"force": (0.0, -1, 0.0), "torque": (0.0, -1, 0.0)}  # (share of the bound, flex, time)
     loaded = set()
+    # each judged flex's vertex dofs, fixed by the model
+    vertex_dofs = {f: (np.asarray(model.body_dofadr[vertex_bodies(model, f)], dtype=int)[:, None]
+                       + np.arange(3)).ravel() for f in judged}
     for state in twofold_states:
         pulled = stiff_tendon_vertices(model, state)
         for f in judged:
-            dofs = (np.asarray(model.body_dofadr[vertex_bodies(model, f)], dtype=int)[:, None] + np.arange(3)).ravel()
+            dofs = vertex_dofs[f]
             if pulled and pulled & set(dofs.tolist()):
                 continue
             if not np.any(np.asarray(state.qfrc_spring)[dofs]):
@@ -129,6 +142,6 @@ def test_flex_forces_are_internal(law, pack_model, twofold_states, model_case) -
         name = (mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_FLEX, flex) or str(flex)) if flex >= 0 else "-"
         law.check(quantity, value, le=1.0, drift_abs=1.0,
                   why=f"{what}; worst flex {name!r} at t = {t:.3f} s, over {len(judged)} flex(es) x "
-                      f"{len(twofold_states)} states ({len(loaded)} loaded); failing, MuJoCo {mujoco.__version__}'s flex elasticity pushes "
-                      "or turns the flex as a whole (an engine defect: name it in a MuJoCo issue, or change MuJoCo "
-                      "version)")
+                      f"{len(twofold_states)} states ({len(loaded)} loaded); failing, MuJoCo "
+                      f"{mujoco.__version__}'s flex elasticity pushes or turns the flex as a whole (an engine "
+                      "defect: name it in a MuJoCo issue, or change MuJoCo version)")

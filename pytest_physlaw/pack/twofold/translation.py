@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw import mujoco_versions
+from pytest_physlaw.pack.flex_balance import slides, three_slides
 from pytest_physlaw.pack.readouts.constraint import contact_rows
 from pytest_physlaw.pack.twofold.states import for_solves
 
@@ -46,10 +47,7 @@ def free_roots(model: mujoco.MjModel) -> dict[int, int]:
 
 def slid_vertex(model: mujoco.MjModel, body: int) -> bool:
     """Whether a flex vertex's body is moved by three slides of its own under a static parent."""
-    first, count = int(model.body_jntadr[body]), int(model.body_jntnum[body])
-    return (count == 3 and int(model.body_dofnum[body]) == 3
-            and all(int(model.jnt_type[j]) == mujoco.mjtJoint.mjJNT_SLIDE for j in range(first, first + count))
-            and int(model.body_weldid[int(model.body_parentid[body])]) == 0)
+    return three_slides(model, body) and int(model.body_weldid[int(model.body_parentid[body])]) == 0
 
 
 def side_motion(model: mujoco.MjModel, data: mujoco.MjData, roots: dict[int, int], geom: int, flex: int, elem: int,
@@ -76,11 +74,9 @@ def side_motion(model: mujoco.MjModel, data: mujoco.MjData, roots: dict[int, int
     bodies = np.asarray(model.flex_vertbodyid, dtype=int)[first + vertices]
     if not all(slid_vertex(model, int(b)) for b in bodies):
         return None
-    for body in bodies.tolist():
-        joints = int(model.body_jntadr[body]) + np.arange(3)
-        axes = np.asarray(data.xaxis, float)[joints]  # rows: the slides' world axes; velocity = axes^T qvel
-        dofs = np.asarray(model.jnt_dofadr, dtype=int)[joints]
-        motion[:, dofs] = np.linalg.solve(axes.T, np.eye(3)).T
+    axes, dofs = slides(model, data, bodies)
+    for axis, dof in zip(axes, dofs):
+        motion[:, dof] = np.linalg.solve(axis.T, np.eye(3)).T  # velocity = axes^T qvel = each world axis
     return motion
 
 
@@ -101,8 +97,8 @@ def unmoved(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[float, int, int
                              int(verts[c, k])) for k in range(2)]
         if sides[0] is None or sides[1] is None:
             continue
-        # a side in the same tree as the other is moved once, not twice
-        motion = np.maximum(np.abs(sides[0]), np.abs(sides[1])) * np.sign(sides[0] + sides[1])
+        # both sides' motions; where they share dofs (one tree, one flex) they are the same motion
+        motion = np.where(sides[0] != 0, sides[0], sides[1])
         rows = jac[contact_rows(model, data, c)]
         seen = np.abs(rows @ motion.T)
         size = np.abs(rows) @ np.abs(motion.T)
