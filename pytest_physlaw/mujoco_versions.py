@@ -461,6 +461,26 @@ def geom_distance(model: mujoco.MjModel, data: mujoco.MjData, geom1: int, geom2:
     return _probe_distance(model, data, int(geom1), int(geom2), float(distmax))
 
 
+def geom_fromto(model: mujoco.MjModel, data: mujoco.MjData, geom1: int, geom2: int,
+                distmax: float) -> tuple[float, np.ndarray] | None:
+    """(`mj_geomDistance`'s distance, its segment from geom1's surface to geom2's), or None on a release without
+    the call (3.1.5 and before): what a distance, normal or fromto sensor reads of one geom pair."""
+    call = getattr(mujoco, "mj_geomDistance", None)
+    if call is None:
+        return None
+    fromto = np.zeros(6)
+    return float(call(model, data, int(geom1), int(geom2), float(distmax), fromto)), fromto
+
+
+def rangefinder_reads_distance(model: mujoco.MjModel, sensor: int) -> bool:
+    """Whether a rangefinder's first value is its ray's distance: always before its outputs could be chosen
+    (`data="dist dir origin point normal depth"`, an mjRAYDATA bit each in sensor_intprm, 0 before), and where its
+    outputs include `dist` since."""
+    intprm = getattr(model, "sensor_intprm", None)
+    spec = int(np.asarray(intprm)[sensor, 0]) if intprm is not None else 0
+    return spec == 0 or bool(spec & 1)
+
+
 def _probe_distance(model: mujoco.MjModel, data: mujoco.MjData, g1: int, g2: int, distmax: float) -> float:
     """`geom_distance` without `mj_geomDistance`: the probe's deepest contact, `distmax` where it has none."""
     shape = lambda g: (int(model.geom_type[g]), tuple(float(x) for x in model.geom_size[g]))  # noqa: E731

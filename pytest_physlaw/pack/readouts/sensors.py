@@ -24,7 +24,8 @@ side is within its margin.
 A sensor's `cutoff` is applied as MuJoCo applies it (real values clamped to +-cutoff, positive ones to cutoff);
 `noise` is not applied by MuJoCo's engine (the reference: it is for the user's own noise model), so it needs no
 undoing. Left out, named in the check's message: other kinds (range finders and geometry distances, which MuJoCo
-computes with the very calls a second computation would make, `mj_ray` and `mj_geomDistance`; camera projections,
+computes with the very calls a second computation would make, `mj_ray` and `mj_geomDistance`: the geometry itself
+judges them, `twofold.geometry_sensors`; camera projections,
 contact and tactile sensors, potential energy, limit forces, user and plugin sensors), velocities relative to a
 reference object, a ball joint's limit, a massless body inside a site (MuJoCo 3.8.1 on tests a flex's parent at its
 subtree's mass, not at its inertial frame), and delayed or sampled sensors (`sensor_delay`, `sensor_interval`,
@@ -334,7 +335,7 @@ def checked(model: mujoco.MjModel) -> tuple[np.ndarray, dict[int, str]]:
     return np.array([s for s in range(model.nsensor) if s not in why], dtype=int), why
 
 
-def _cut(model: mujoco.MjModel, s: int, value: np.ndarray) -> np.ndarray:
+def apply_cutoff(model: mujoco.MjModel, s: int, value: np.ndarray) -> np.ndarray:
     """The sensor's cutoff as MuJoCo applies it: real values clamped to +-cutoff, positive ones to cutoff."""
     cutoff = float(model.sensor_cutoff[s])
     if cutoff <= 0:
@@ -360,7 +361,7 @@ def sensor_errors(model: mujoco.MjModel, state: mujoco.MjData) -> list[tuple[flo
         got = np.asarray(state.sensordata[adr: adr + dim])
         if kind == int(S.mjSENS_TOUCH):
             low, high, size = _touch_zone(model, data, s)
-            low, high = (float(_cut(model, s, np.array([x]))[0]) for x in (low, high))
+            low, high = (float(apply_cutoff(model, s, np.array([x]))[0]) for x in (low, high))
             value = float(got[0])
             out.append((max(low - value, value - high, 0.0) if np.isfinite(value) else np.inf, size, s))
             continue
@@ -368,7 +369,7 @@ def sensor_errors(model: mujoco.MjModel, state: mujoco.MjData) -> list[tuple[flo
         if reading is None:  # on a boundary where either reading is round-off: not judged at this state
             continue
         want, size = reading
-        want = _cut(model, s, np.asarray(want, dtype=float))
+        want = apply_cutoff(model, s, np.asarray(want, dtype=float))
         error = np.abs(got - want)
         if kind == int(S.mjSENS_FRAMEQUAT) or kind == int(S.mjSENS_BALLQUAT):
             error = np.minimum(error, np.abs(got + want))  # q and -q are one rotation

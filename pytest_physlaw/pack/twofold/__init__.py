@@ -23,4 +23,7 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `order`: the actuators reordered give the same step.
 - `fused`: a model that fuses its static bodies has the unfused model's mass matrix and bias force.
 - `constants`: the constants `mj_setConst` stores at qpos0 are their definitions evaluated anew.
+- `surfaces` (a measure): where a ray first meets a geom and how far a point lies from its surface, from the geom's
+  own shape data.
+- `geometry_sensors`: a rangefinder reads its ray's first surface; a distance sensor's segment spans its geoms.
 """

@@ -1,0 +1,297 @@
+"""Where a ray first meets a geom, and how far a point lies from a geom's surface, from the geom's own shape data
+in plain geometry: a sphere's, capsule's, ellipsoid's, cylinder's and box's sizes, a plane's rendered rectangle
+(rays) or half-space (distances), a heightfield's samples (the solid under its surface: two triangles a cell, the
+diagonal from a cell's first corner to its opposite one, walls down to the base), a mesh's triangles (rays) and its
+convex hull (distances, as MuJoCo's collision sees a mesh). The second computation of what MuJoCo's `mj_ray` and
+`mj_geomDistance` report; a measure, no law: `twofold.geometry_sensors` judges with it. Source: MuJoCo's XML
+reference (geom/type and size, hfield, mesh), `mj_ray`'s documentation (planes are seen from their front face,
+inside their rendered rectangle) and src/engine/engine_ray.c (the heightfield's triangulation and walls).
+
+Each ray answer is taken twice, with the shape grown and shrunk by a margin (sizes +- margin; a heightfield's
+footprint, base and heights; a mesh's triangles by the margin in their own plane): a shape's true first hit lies
+between the two, so a reading outside them is off by more than the margin, wherever round-off or a grazing ray
+puts the exact hit. Left out (None): SDF geoms, whose surface is a plugin's, and a mesh without a convex hull
+(distances only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+GEOM = mujoco.mjtGeom
+PLANE, HFIELD, SPHERE, CAPSULE = (int(GEOM.mjGEOM_PLANE), int(GEOM.mjGEOM_HFIELD), int(GEOM.mjGEOM_SPHERE),
+                                  int(GEOM.mjGEOM_CAPSULE))
+ELLIPSOID, CYLINDER, BOX, MESH = (int(GEOM.mjGEOM_ELLIPSOID), int(GEOM.mjGEOM_CYLINDER), int(GEOM.mjGEOM_BOX),
+                                  int(GEOM.mjGEOM_MESH))
+NONE = np.inf  # no hit
+TINY = 1e-300
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A geom's shape at one state: its frame and what its kind needs (heights: a heightfield's samples in length
+    units, rows along y; triangles: a mesh's, (m, 3, 3) in the geom's frame; hull: its convex hull's outward unit
+    normals and offsets, n.x <= offset inside)."""
+
+    geom: int
+    kind: int
+    pos: np.ndarray
+    mat: np.ndarray
+    size: np.ndarray
+    heights: np.ndarray | None = None
+    hsize: np.ndarray | None = None
+    triangles: np.ndarray | None = None
+    hull: tuple[np.ndarray, np.ndarray] | None = None
+
+    def local(self, point: np.ndarray) -> np.ndarray:
+        return self.mat.T @ (np.asarray(point, float) - self.pos)
+
+
+def shape(model: mujoco.MjModel, data: mujoco.MjData, geom: int) -> Shape | None:
+    """The geom's shape at `data`'s pose, or None for a kind measured nowhere here (an SDF geom)."""
+    kind = int(model.geom_type[geom])
+    pos, mat = np.array(data.geom_xpos[geom], float), np.array(data.geom_xmat[geom], float).reshape(3, 3)
+    size = np.array(model.geom_size[geom], float)
+    if kind == HFIELD:
+        h = int(model.geom_dataid[geom])
+        nrow, ncol, adr = int(model.hfield_nrow[h]), int(model.hfield_ncol[h]), int(model.hfield_adr[h])
+        hsize = np.array(model.hfield_size[h], float)
+        heights = np.asarray(model.hfield_data[adr: adr + nrow * ncol], float).reshape(nrow, ncol) * hsize[2]
+        return Shape(geom, kind, pos, mat, size, heights=heights, hsize=hsize)
+    if kind == MESH:
+        return Shape(geom, kind, pos, mat, size, triangles=_triangles(model, int(model.geom_dataid[geom])),
+                     hull=_hull(model, int(model.geom_dataid[geom])))
+    if kind in (PLANE, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX):
+        return Shape(geom, kind, pos, mat, size)
+    return None
+
+
+def _triangles(model: mujoco.MjModel, mesh: int) -> np.ndarray:
+    vadr, vnum = int(model.mesh_vertadr[mesh]), int(model.mesh_vertnum[mesh])
+    fadr, fnum = int(model.mesh_faceadr[mesh]), int(model.mesh_facenum[mesh])
+    verts = np.asarray(model.mesh_vert[vadr: vadr + vnum], float)
+    return verts[np.asarray(model.mesh_face[fadr: fadr + fnum])]
+
+
+def _hull(model: mujoco.MjModel, mesh: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The outward planes of the mesh's convex hull, from MuJoCo's stored hull graph (mesh_graph: numvert, numface,
+    vert_edgeadr, vert_globalid, edge_localid of numvert + 3 numface, face_globalid: src/user/user_mesh.cc), or None where the mesh has none."""
+    adr = int(model.mesh_graphadr[mesh])
+    if adr < 0:
+        return None
+    graph = np.asarray(model.mesh_graph)
+    nvert, nface = int(graph[adr]), int(graph[adr + 1])
+    start = adr + 2 + 3 * nvert + 3 * nface
+    faces = graph[start: start + 3 * nface].reshape(nface, 3)
+    vadr, vnum = int(model.mesh_vertadr[mesh]), int(model.mesh_vertnum[mesh])
+    verts = np.asarray(model.mesh_vert[vadr: vadr + vnum], float)
+    a, b, c = verts[faces[:, 0]], verts[faces[:, 1]], verts[faces[:, 2]]
+    normals = np.cross(b - a, c - a)
+    norm = np.linalg.norm(normals, axis=1)
+    keep = norm > 1e-12 * max(float(np.max(np.abs(verts), initial=0.0)), TINY) ** 2
+    normals = normals[keep] / norm[keep, None]
+    offsets = np.einsum("ij,ij->i", normals, a[keep])
+    centre = verts.mean(axis=0)
+    flip = normals @ centre > offsets  # the hull's winding made outward: its centre lies inside every plane
+    normals[flip], offsets[flip] = -normals[flip], -offsets[flip]
+    return normals, offsets
+
+
+# -- rays ---------------------------------------------------------------------------------------------------------
+
+def _slab(p: float, v: float, lo: float, hi: float) -> tuple[float, float]:
+    if abs(v) < TINY:
+        return (-np.inf, np.inf) if lo <= p <= hi else (np.inf, -np.inf)
+    a, b = (lo - p) / v, (hi - p) / v
+    return (a, b) if a <= b else (b, a)
+
+
+def _box_span(p: np.ndarray, v: np.ndarray, half: np.ndarray) -> tuple[float, float]:
+    enter, leave = -np.inf, np.inf
+    for i in range(3):
+        a, b = _slab(p[i], v[i], -half[i], half[i])
+        enter, leave = max(enter, a), min(leave, b)
+    return enter, leave
+
+
+def _quadric_span(a: float, b: float, c: float) -> tuple[float, float]:
+    """Where a t^2 + 2 b t + c <= 0 (a >= 0)."""
+    if a < TINY:
+        return (-np.inf, np.inf) if c <= 0 else (np.inf, -np.inf)
+    disc = b * b - a * c
+    if disc < 0:
+        return np.inf, -np.inf
+    root = np.sqrt(disc)
+    return (-b - root) / a, (-b + root) / a
+
+
+def _sphere_span(p: np.ndarray, v: np.ndarray, radius: float) -> tuple[float, float]:
+    return _quadric_span(float(v @ v), float(p @ v), float(p @ p) - radius * radius)
+
+
+def _cylinder_span(p: np.ndarray, v: np.ndarray, radius: float, half: float) -> tuple[float, float]:
+    a, b = _quadric_span(float(v[:2] @ v[:2]), float(p[:2] @ v[:2]), float(p[:2] @ p[:2]) - radius * radius)
+    c, d = _slab(p[2], v[2], -half, half)
+    return max(a, c), min(b, d)
+
+
+def _first(spans: list[tuple[float, float]]) -> float:
+    """The ray's first point (t >= 0) in a union of convex pieces, each the span (enter, leave) of the line in it."""
+    best = NONE
+    for enter, leave in spans:
+        if enter <= leave and leave >= 0:
+            best = min(best, max(enter, 0.0))
+    return best
+
+
+def first_hit(s: Shape, origin: np.ndarray, direction: np.ndarray, margin: float) -> float:
+    """The distance along the unit `direction` from `origin` to where the ray first meets the shape grown by
+    `margin` (shrunk where negative); 0 where it starts inside, inf where it never meets it. A mesh is its triangles
+    (a surface), a plane its front face inside its rectangle; every other shape is solid."""
+    p, v = s.local(origin), s.mat.T @ np.asarray(direction, float)
+    size, g = s.size, margin
+    if s.kind == SPHERE:
+        return _first([_sphere_span(p, v, size[0] + g)])
+    if s.kind == CAPSULE:
+        r, h = size[0] + g, size[1]
+        up = np.array([0.0, 0.0, h])
+        return _first([_cylinder_span(p, v, r, h), _sphere_span(p - up, v, r), _sphere_span(p + up, v, r)])
+    if s.kind == ELLIPSOID:
+        axes = size + g
+        return _first([_sphere_span(p / axes, v / axes, 1.0)])
+    if s.kind == CYLINDER:
+        return _first([_cylinder_span(p, v, size[0] + g, size[1] + g)])
+    if s.kind == BOX:
+        return _first([_box_span(p, v, size + g)])
+    if s.kind == PLANE:
+        return _plane_hit(p, v, size, g)
+    if s.kind == HFIELD:
+        return _hfield_hit(s, p, v, g)
+    if s.kind == MESH:
+        return _mesh_hit(s.triangles, p, v, g)
+    raise ValueError(f"geom {s.geom}: no ray of its kind {s.kind} is computed here")
+
+
+def _plane_hit(p: np.ndarray, v: np.ndarray, size: np.ndarray, g: float) -> float:
+    if v[2] >= 0:  # seen from its front face only
+        return NONE
+    t = (g - p[2]) / v[2]
+    if t < 0:
+        return NONE
+    x, y = p[0] + t * v[0], p[1] + t * v[1]
+    inside = all(size[i] <= 0 or abs(c) <= size[i] + g for i, c in enumerate((x, y)))
+    return t if inside else NONE
+
+
+def _hfield_height(s: Shape, u: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Heights at grid coordinates (u along the columns, x; w along the rows, y), clamped to the field."""
+    z = s.heights
+    nrow, ncol = z.shape
+    u, w = np.clip(u, 0.0, ncol - 1.0), np.clip(w, 0.0, nrow - 1.0)
+    c = np.minimum(np.floor(u), ncol - 2).astype(int)
+    r = np.minimum(np.floor(w), nrow - 2).astype(int)
+    fu, fw = u - c, w - r
+    z00, z10, z01, z11 = z[r, c], z[r, c + 1], z[r + 1, c], z[r + 1, c + 1]
+    first = z00 + fu * (z10 - z00) + fw * (z11 - z10)  # triangle (c,r), (c+1,r), (c+1,r+1): fu >= fw
+    second = z00 + fw * (z01 - z00) + fu * (z11 - z01)  # triangle (c,r), (c+1,r+1), (c,r+1)
+    return np.where(fu >= fw, first, second)
+
+
+def _hfield_hit(s: Shape, p: np.ndarray, v: np.ndarray, g: float) -> float:
+    """First entry into the solid {|x| <= sx, |y| <= sy, -base <= z <= h(x, y)} grown by g: along the ray,
+    h - z is linear between the points where the ray crosses a column, a row or a cell's diagonal, so the first
+    point where it turns non-negative is found exactly on those pieces."""
+    sx, sy, top, base = s.hsize
+    nrow, ncol = s.heights.shape
+    enter, leave = _box_span(p - np.array([0.0, 0.0, (top - base) / 2]), v,
+                             np.array([sx + g, sy + g, (top + base) / 2 + g]))
+    enter = max(enter, 0.0)
+    if enter > leave:
+        return NONE
+    dx, dy = 2 * sx / (ncol - 1), 2 * sy / (nrow - 1)
+    u0, du = (p[0] + sx) / dx, v[0] / dx
+    w0, dw = (p[1] + sy) / dy, v[1] / dy
+    cuts = [np.array([enter, leave])]
+    for start, rate in ((u0, du), (w0, dw), (u0 - w0, du - dw)):  # columns, rows, diagonals
+        if abs(rate) > TINY:
+            a, b = sorted((start + enter * rate, start + leave * rate))
+            k = np.arange(np.ceil(a), np.floor(b) + 1)
+            cuts.append((k - start) / rate)
+    t = np.unique(np.clip(np.concatenate(cuts), enter, leave))
+    f = _hfield_height(s, u0 + t * du, w0 + t * dw) + g - (p[2] + t * v[2])
+    above = np.flatnonzero(f >= 0)
+    if not above.size:
+        return NONE
+    i = int(above[0])
+    if i == 0:
+        return float(t[0])
+    return float(t[i - 1] + (t[i] - t[i - 1]) * (-f[i - 1]) / (f[i] - f[i - 1]))
+
+
+def _mesh_hit(tri: np.ndarray, p: np.ndarray, v: np.ndarray, g: float) -> float:
+    """Nearest crossing (t >= 0) of the ray with the mesh's triangles, each grown by g in its own plane (barycentric
+    bounds loosened by g over the triangle's size; both faces, as MuJoCo's ray sees them)."""
+    a, e1, e2 = tri[:, 0], tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]
+    h = np.cross(v, e2)
+    det = np.einsum("ij,ij->i", e1, h)
+    ok = np.abs(det) > TINY
+    inv = np.where(ok, 1.0 / np.where(ok, det, 1.0), 0.0)
+    s = p - a
+    bu = np.einsum("ij,ij->i", s, h) * inv
+    q = np.cross(s, e1)
+    bv = (q @ v) * inv
+    t = np.einsum("ij,ij->i", e2, q) * inv
+    span = np.maximum(np.linalg.norm(e1, axis=1), np.linalg.norm(e2, axis=1))
+    slack = g / np.maximum(span, TINY)
+    hit = ok & (bu >= -slack) & (bv >= -slack) & (bu + bv <= 1 + slack) & (t >= 0)
+    return float(np.min(t[hit])) if np.any(hit) else NONE
+
+
+# -- points -------------------------------------------------------------------------------------------------------
+
+def gap(s: Shape, point: np.ndarray) -> tuple[float, float]:
+    """Bounds (low, high) on the point's signed distance to the shape's surface (negative inside), as the collision
+    sees the shape: exact (low == high) for a sphere, capsule, cylinder, box and plane (its half-space); an
+    ellipsoid's from its homothetic copies through the point; a mesh's convex hull's from its planes (exact inside;
+    outside at least the largest plane distance, at most the nearest hull vertex)."""
+    p = s.local(point)
+    size = s.size
+    if s.kind == SPHERE:
+        d = float(np.linalg.norm(p) - size[0])
+    elif s.kind == CAPSULE:
+        axis = np.array([0.0, 0.0, np.clip(p[2], -size[1], size[1])])
+        d = float(np.linalg.norm(p - axis) - size[0])
+    elif s.kind == CYLINDER:
+        d = _box_like(np.array([np.hypot(p[0], p[1]) - size[0], abs(p[2]) - size[1]]))
+    elif s.kind == BOX:
+        d = _box_like(np.abs(p) - size)
+    elif s.kind == PLANE:
+        d = float(p[2])
+    elif s.kind == ELLIPSOID:
+        k = float(np.linalg.norm(p / size))
+        low, high = (k - 1) * float(np.min(size)), (k - 1) * float(np.max(size))
+        return (low, high) if k >= 1 else (high, low)
+    elif s.kind == MESH and s.hull is not None:
+        normals, offsets = s.hull
+        far = float(np.max(normals @ p - offsets))
+        if far <= 0:
+            return far, far
+        verts = s.triangles.reshape(-1, 3)
+        return far, float(np.min(np.linalg.norm(verts - p, axis=1)))
+    else:
+        raise ValueError(f"geom {s.geom}: no distance to its kind {s.kind} is computed here")
+    return d, d
+
+
+def _box_like(excess: np.ndarray) -> float:
+    """Signed distance from how far the point lies beyond each pair of faces (a box's, or a cylinder's side and caps)."""
+    outside = np.linalg.norm(np.maximum(excess, 0.0))
+    return float(outside if outside > 0 else np.max(excess))
+
+
+def has_gap(s: Shape | None) -> bool:
+    """Whether `gap` measures this shape (a distance sensor's geom)."""
+    return s is not None and s.kind != HFIELD and (s.kind != MESH or s.hull is not None)
