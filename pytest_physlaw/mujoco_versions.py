@@ -375,14 +375,55 @@ def actuator_count(model: mujoco.MjModel) -> int:
 
 
 def multi_output_actuators(model: mujoco.MjModel) -> str | None:
-    """Why the pack cannot read the model's actuators yet, or None: from MuJoCo 3.11 an actuator may take several
-    controls and give several forces (an orientation servo: three), and the per-actuator arrays (`nactuator` rows)
-    part from the per-control ones (`nu`: ctrl, ctrlrange, gear, actuator_force)."""
-    count = actuator_count(model)
-    if count == int(model.nu):
+    """Why the pack cannot read the model's actuators, or None. From MuJoCo 3.11 an actuator may take several
+    controls and give several forces (an orientation servo: three of each): the per-actuator arrays (`nactuator`
+    rows: types, gains, ranges of force and activation, transmission) part from the per-control ones (`nu`: ctrl,
+    ctrlrange) and the per-output ones (`nout`: gear, actuator_force, length, moments). The pack reads the
+    per-actuator arrays per control (`per_control`), which holds while each actuator's controls are its outputs
+    (`actuator_ctrladr` = `actuator_outadr`, `actuator_ctrlnum` = `actuator_outnum`); not where they part."""
+    if actuator_count(model) == int(model.nu) or not hasattr(model, "actuator_outadr"):
         return None
-    return (f"multi-output actuators ({count} actuators, {int(model.nu)} controls: MuJoCo 3.11's orientation servo "
-            "and its kin); the pack reads one control and one force per actuator, not yet these")
+    if (np.array_equal(model.actuator_ctrladr, model.actuator_outadr)
+            and np.array_equal(model.actuator_ctrlnum, model.actuator_outnum)):
+        return None
+    return (f"actuators whose controls are not their force outputs ({actuator_count(model)} actuators, "
+            f"{int(model.nu)} controls, {int(getattr(model, 'nout', -1))} outputs); the pack reads each control "
+            "with its own force output, not these")
+
+
+def control_actuators(model: mujoco.MjModel) -> np.ndarray:
+    """The actuator each control belongs to (nu entries, each control's force output the same index): one each
+    before MuJoCo 3.11, `actuator_ctrlnum` controls each since (an orientation servo: three)."""
+    num = getattr(model, "actuator_ctrlnum", None)
+    if num is None:
+        return np.arange(int(model.nu))
+    return np.repeat(np.arange(actuator_count(model)), np.asarray(num, dtype=int))
+
+
+def per_control(model: mujoco.MjModel, name: str) -> np.ndarray:
+    """A per-actuator array (`actuator_gainprm`, `actuator_forcerange`, `actuator_trntype`, ...) read per control,
+    each actuator's row once for each of its controls (a copy where they part, the model's array where not)."""
+    values = np.asarray(getattr(model, name))
+    owner = control_actuators(model)
+    if owner.size == values.shape[0] and np.array_equal(owner, np.arange(owner.size)):
+        return values
+    return values[owner]
+
+
+def control_name(model: mujoco.MjModel, control: int) -> str:
+    """A control's name: its actuator's (or id), with the control's place among several (`servo[1]`)."""
+    owner = control_actuators(model)
+    a = int(owner[control])
+    name = model.actuator(a).name or str(a)
+    count = int(np.sum(owner == a))
+    return f"{name}[{control - int(np.flatnonzero(owner == a)[0])}]" if count > 1 else name
+
+
+def actuator_outputs(model: mujoco.MjModel, actuator: int) -> slice:
+    """The force outputs (rows of actuator_force, actuator_length, gear) of one actuator."""
+    owner = control_actuators(model)
+    rows = np.flatnonzero(owner == actuator)
+    return slice(int(rows[0]), int(rows[-1]) + 1) if rows.size else slice(0, 0)
 
 
 def actuator_fields(model: mujoco.MjModel) -> list[str]:

@@ -24,6 +24,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack import runs
 from pytest_physlaw.pack.ground import ground_planes, plane_height
 
@@ -134,8 +135,9 @@ def test_servos_hold_a_standing_robot_up(law, pack_model, settings, horizon, mod
 
 def _held_roots(model: mujoco.MjModel) -> list[int]:
     """Floating roots of trees with at least one hinge or slide, each driven by a position servo of its own."""
-    held = {int(model.actuator_trnid[a, 0]) for a in runs.servos(model)
-            if int(model.actuator_trntype[a]) in (int(mujoco.mjtTrn.mjTRN_JOINT), int(mujoco.mjtTrn.mjTRN_JOINTINPARENT))}
+    trnid, trntype = (mujoco_versions.per_control(model, f) for f in ("actuator_trnid", "actuator_trntype"))
+    held = {int(trnid[a, 0]) for a in runs.servos(model)
+            if int(trntype[a]) in (int(mujoco.mjtTrn.mjTRN_JOINT), int(mujoco.mjtTrn.mjTRN_JOINTINPARENT))}
     out = []
     for r in runs.floating_roots(model):
         joints = [j for j in range(model.njnt) if model.body_treeid[model.jnt_bodyid[j]] == model.body_treeid[r]
@@ -160,10 +162,11 @@ def _holding(model: mujoco.MjModel, keyframe: str) -> tuple[mujoco.MjData, np.nd
             trial.act[:] = _act_at(model, trial.ctrl)
         mujoco.mj_forward(model, trial)
         forces.append(trial.actuator_force.copy())
-    servo = np.any(model.actuator_biasprm[:, 1:3] != 0, axis=1)  # a bias that follows length or velocity
-    limited = model.actuator_forcelimited.astype(bool)
+    per = lambda name: mujoco_versions.per_control(model, name)  # noqa: E731 (an actuator's row per control)
+    servo = np.any(per("actuator_biasprm")[:, 1:3] != 0, axis=1)  # a bias that follows length or velocity
+    limited = per("actuator_forcelimited").astype(bool)
     for end, unlimited in ((0, -np.inf), (1, np.inf)):
-        forces[end] = np.where(servo, np.where(limited, model.actuator_forcerange[:, end], unlimited), forces[end])
+        forces[end] = np.where(servo, np.where(limited, per("actuator_forcerange")[:, end], unlimited), forces[end])
     moment = runs.moments(model, data)
     with np.errstate(invalid="ignore"):  # 0 * inf: no moment arm on that dof, no force there
         per_actuator = np.nan_to_num(np.stack([moment * forces[0][:, None], moment * forces[1][:, None]]), nan=0.0, posinf=np.inf, neginf=-np.inf)
@@ -179,8 +182,9 @@ def _control_ends(model: mujoco.MjModel) -> np.ndarray:
 def _act_at(model: mujoco.MjModel, ctrl: np.ndarray) -> np.ndarray:
     """Activations at the steady state of each stateful actuator's control (a filter's or integrator's)."""
     act = np.zeros(model.na)
+    actadr, actnum = (mujoco_versions.per_control(model, f) for f in ("actuator_actadr", "actuator_actnum"))
     for i in range(model.nu):
-        adr, num = int(model.actuator_actadr[i]), int(model.actuator_actnum[i])
+        adr, num = int(actadr[i]), int(actnum[i])
         if adr >= 0 and num:
             act[adr:adr + num] = ctrl[i]
     return act

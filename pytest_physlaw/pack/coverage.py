@@ -23,6 +23,8 @@ from typing import Any
 import mujoco
 import numpy as np
 
+from pytest_physlaw import mujoco_versions
+
 HINGE_SLIDE = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
 DIGITS = 3  # shares kept to 0.1 %: the report's bytes stay put across round-off
 
@@ -68,12 +70,13 @@ class Coverage:
         self._trange = np.asarray(model.tendon_range, dtype=float)[self.tendons].T.copy() if t else np.zeros((2, 0))
         self._tmargin = np.asarray(model.tendon_margin, dtype=float)[self.tendons] if t else np.zeros(0)
         self._ctrl_limited = np.asarray(model.actuator_ctrllimited, dtype=bool)
-        self._force_limited = np.asarray(model.actuator_forcelimited, dtype=bool)
-        self._act_limited = np.asarray(model.actuator_actlimited, dtype=bool) & (np.asarray(model.actuator_actadr) >= 0)
+        per = lambda name: mujoco_versions.per_control(model, name)  # noqa: E731 (an actuator's row per control)
+        self._force_limited = np.asarray(per("actuator_forcelimited"), dtype=bool)
+        self._act_limited = np.asarray(per("actuator_actlimited"), dtype=bool) & (per("actuator_actadr") >= 0)
         self._ctrl_range = np.where(self._ctrl_limited[:, None], model.actuator_ctrlrange, [[-1.0, 1.0]]).T.copy()
-        self._force_range = np.asarray(model.actuator_forcerange, dtype=float).T.copy()
-        self._act_range = np.asarray(model.actuator_actrange, dtype=float).T.copy()
-        self._act_last = np.maximum(np.asarray(model.actuator_actadr) + np.asarray(model.actuator_actnum) - 1, 0)
+        self._force_range = np.asarray(per("actuator_forcerange"), dtype=float).T.copy()
+        self._act_range = np.asarray(per("actuator_actrange"), dtype=float).T.copy()
+        self._act_last = np.maximum(per("actuator_actadr") + per("actuator_actnum") - 1, 0)
         self._any_force, self._any_act = bool(np.any(self._force_limited)), bool(np.any(self._act_limited))
 
     def see(self, data: mujoco.MjData) -> int:
@@ -152,7 +155,7 @@ class Coverage:
                 entry["force_limits"] = _sides(self.force_ends[a])
             if self._act_limited[a]:
                 entry["act_limits"] = _sides(self.act_ends[a])
-            actuators[_name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a)] = entry
+            actuators[mujoco_versions.control_name(m, a)] = entry
         pairs = sorted(self.pairs)
         own = [p for p in pairs if self.self_pair(p)]
         shares = [e["share"] for e in joints.values()]

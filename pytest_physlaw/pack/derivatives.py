@@ -40,8 +40,8 @@ GAIN, BIAS = mujoco.mjtGain, mujoco.mjtBias
 
 def differentiated(model: mujoco.MjModel) -> np.ndarray:
     """The actuators MuJoCo's velocity derivative differentiates: gain fixed or affine, bias none or affine."""
-    gain = np.isin(model.actuator_gaintype, [int(GAIN.mjGAIN_FIXED), int(GAIN.mjGAIN_AFFINE)])
-    bias = np.isin(model.actuator_biastype, [int(BIAS.mjBIAS_NONE), int(BIAS.mjBIAS_AFFINE)])
+    gain = np.isin(mujoco_versions.per_control(model, "actuator_gaintype"), [int(GAIN.mjGAIN_FIXED), int(GAIN.mjGAIN_AFFINE)])
+    bias = np.isin(mujoco_versions.per_control(model, "actuator_biastype"), [int(BIAS.mjBIAS_NONE), int(BIAS.mjBIAS_AFFINE)])
     return np.flatnonzero(gain & bias)
 
 

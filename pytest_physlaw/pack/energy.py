@@ -228,7 +228,7 @@ def _flight_model(model: mujoco.MjModel) -> mujoco.MjModel:
         if len(trees) != 1 or -1 in trees:
             m.eq_active0[e] = 0
     m.opt.density, m.opt.viscosity, m.opt.wind[:] = 0.0, 0.0, 0.0
-    pushing = _pushing_from_outside(m)
+    pushing = np.unique(mujoco_versions.control_actuators(m)[_pushing_from_outside(m)])  # controls -> actuators
     m.actuator_gainprm[pushing], m.actuator_biasprm[pushing] = 0.0, 0.0
     free = m.jnt_type == mujoco.mjtJoint.mjJNT_FREE
     m.jnt_stiffness[free] = 0.0

@@ -34,7 +34,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture(scope="module")
 def pack_model(request: pytest.FixtureRequest) -> Any:
     """The model's collector: `.model` (compiled), `.rel` (its path), `.bodies`, `.settings`; every law skips, naming
-    why, a model whose actuators the pack cannot read yet (`mujoco_versions.multi_output_actuators`)."""
+    why, a model whose actuators the pack cannot read (`mujoco_versions.multi_output_actuators`: controls that are
+    not their force outputs; an actuator with several of each, MuJoCo 3.11's orientation servo, is read per
+    control)."""
     unread = mujoco_versions.multi_output_actuators(request.node.model)
     if unread:
         pytest.skip(f"{request.node.rel}: {unread}")

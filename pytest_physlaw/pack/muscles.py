@@ -23,14 +23,16 @@ import mujoco
 import numpy as np
 import pytest
 
+from pytest_physlaw import mujoco_versions
+
 SOURCE = "MuJoCo documentation, Modeling (muscles) and Computation (actuation model); Hill's muscle model"
 ROUND_OFF = 1e-10  # of the muscle's peak force: a force computed as a product of non-negative curves is not positive
 
 
 def muscle_actuators(model: mujoco.MjModel) -> np.ndarray:
     """The actuators whose gain or bias is MuJoCo's muscle model."""
-    return np.flatnonzero((model.actuator_gaintype == int(mujoco.mjtGain.mjGAIN_MUSCLE))
-                          | (model.actuator_biastype == int(mujoco.mjtBias.mjBIAS_MUSCLE)))
+    return np.flatnonzero((mujoco_versions.per_control(model, "actuator_gaintype") == int(mujoco.mjtGain.mjGAIN_MUSCLE))
+                          | (mujoco_versions.per_control(model, "actuator_biastype") == int(mujoco.mjtBias.mjBIAS_MUSCLE)))
 
 
 def curve_push(model: mujoco.MjModel, muscle: int) -> float:
@@ -39,17 +41,18 @@ def curve_push(model: mujoco.MjModel, muscle: int) -> float:
     low, high = (float(v) for v in model.actuator_lengthrange[muscle])
     lengthrange = np.array([low, high])
     acc0 = float(model.actuator_acc0[muscle])
-    gain, bias = model.actuator_gainprm[muscle, :9].copy(), model.actuator_biasprm[muscle, :9].copy()
+    gain = mujoco_versions.per_control(model, "actuator_gainprm")[muscle, :9].copy()
+    bias = mujoco_versions.per_control(model, "actuator_biasprm")[muscle, :9].copy()
     span = max(high - low, 1e-12)
     forces = [mujoco.mju_muscleGain(length, velocity, lengthrange, acc0, gain)
               + mujoco.mju_muscleBias(length, lengthrange, acc0, bias)
               for length in np.linspace(low, high, 41) for velocity in (-span, 0.0, span)]
-    return max(forces) / max(abs(float(model.actuator_gainprm[muscle, 2])), 1e-300)
+    return max(forces) / max(abs(float(gain[2])), 1e-300)
 
 
 def largest_push(model: mujoco.MjModel, states: list[mujoco.MjData], muscles: np.ndarray) -> tuple[float, int, float]:
     """(the largest muscle force over the states, a share of that muscle's peak force; the muscle; the time)."""
-    peak = np.maximum(np.abs(model.actuator_gainprm[muscles, 2]), 1e-300)
+    peak = np.maximum(np.abs(mujoco_versions.per_control(model, "actuator_gainprm")[muscles, 2]), 1e-300)
     worst = (-np.inf, int(muscles[0]), 0.0)
     for state in states:
         share = state.actuator_force[muscles] / peak
@@ -69,12 +72,12 @@ def test_muscles_only_pull(law, pack_model, exercised, model_case) -> None:
     if not muscles.size:
         pytest.skip(f"{model_case}: no muscle actuator")
     share, muscle, time = largest_push(model, exercised.states, muscles)
-    name = model.actuator(muscle).name or f"actuator {muscle}"
+    name = mujoco_versions.control_name(model, muscle)
     curves = {int(a): curve_push(model, int(a)) for a in muscles}
     worst = max(curves, key=curves.get)
     law.check("curve_push_share", curves[worst], le=ROUND_OFF, drift_abs=ROUND_OFF,
               why=f"the largest force MuJoCo's muscle curves give at full activation over the muscle's length range, a "
-                  f"share of its peak force F0 (muscle {model.actuator(worst).name or worst!r}; positive pushes); "
+                  f"share of its peak force F0 (muscle {mujoco_versions.control_name(model, worst)!r}; positive pushes); "
                   f"failing, MuJoCo {mujoco.__version__}'s muscle curves push there, an engine defect (not the model's): "
                   "report it, or change MuJoCo version (3.1.1's gain turned positive below lmin: fixed in 3.1.2)")
     law.check("muscle_push_share", share, le=ROUND_OFF, drift_abs=ROUND_OFF,

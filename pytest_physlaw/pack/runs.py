@@ -200,9 +200,10 @@ def moments(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
 
 def servos(model: mujoco.MjModel) -> np.ndarray:
     """Position servos: a fixed gain and an affine bias that pulls back on the actuator's length (-kp)."""
-    return np.flatnonzero((model.actuator_gaintype == mujoco.mjtGain.mjGAIN_FIXED)
-                          & (model.actuator_biastype == mujoco.mjtBias.mjBIAS_AFFINE)
-                          & (model.actuator_gainprm[:, 0] > 0) & (model.actuator_biasprm[:, 1] < 0))
+    per = lambda name: mujoco_versions.per_control(model, name)  # noqa: E731 (controls, not actuators)
+    return np.flatnonzero((per("actuator_gaintype") == mujoco.mjtGain.mjGAIN_FIXED)
+                          & (per("actuator_biastype") == mujoco.mjtBias.mjBIAS_AFFINE)
+                          & (per("actuator_gainprm")[:, 0] > 0) & (per("actuator_biasprm")[:, 1] < 0))
 
 
 def held(model: mujoco.MjModel, steps: int, keyframe: str) -> tuple[mujoco.MjData, mujoco.MjData]:
@@ -211,14 +212,15 @@ def held(model: mujoco.MjModel, steps: int, keyframe: str) -> tuple[mujoco.MjDat
     data = start(model, keyframe)
     first = copy.copy(data)
     s = servos(model)
-    target = -(model.actuator_biasprm[s, 0] + model.actuator_biasprm[s, 1] * data.actuator_length[s]) \
-        / model.actuator_gainprm[s, 0]
+    bias, gain = (mujoco_versions.per_control(model, f) for f in ("actuator_biasprm", "actuator_gainprm"))
+    target = -(bias[s, 0] + bias[s, 1] * data.actuator_length[s]) / gain[s, 0]
     limited = model.actuator_ctrllimited[s].astype(bool)
     low, high = model.actuator_ctrlrange[s].T
     data.ctrl[s] = np.where(limited, np.clip(target, low, high), target)
+    actadr, actnum = (mujoco_versions.per_control(model, f) for f in ("actuator_actadr", "actuator_actnum"))
     for a in s:  # a filtered servo starts with its activation at its control
-        if model.actuator_actadr[a] >= 0:
-            data.act[model.actuator_actadr[a]: model.actuator_actadr[a] + model.actuator_actnum[a]] = data.ctrl[a]
+        if actadr[a] >= 0:
+            data.act[actadr[a]: actadr[a] + actnum[a]] = data.ctrl[a]
     for _ in range(steps):
         mujoco.mj_step(model, data)
     mujoco.mj_forward(model, data)

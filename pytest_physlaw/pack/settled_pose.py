@@ -72,9 +72,10 @@ def _pose(model: mujoco.MjModel, run: runs.Run) -> dict[str, tuple[float, str | 
         "com_shift_mm": (1000 * float(np.linalg.norm(final.subtree_com[0] - first.subtree_com[0])), "mm", 1e-6,
                          "the whole model's centre of mass, end against start, recorded"),
     }
-    servo = np.flatnonzero(model.actuator_biasprm[:, 1] < 0)  # a position feedback -kp: the force is kp x error
+    bias = mujoco_versions.per_control(model, "actuator_biasprm")
+    servo = np.flatnonzero(bias[:, 1] < 0)  # a position feedback -kp: the force is kp x error
     if servo.size:
-        error = final.actuator_force[servo] / -model.actuator_biasprm[servo, 1]
+        error = final.actuator_force[servo] / -bias[servo, 1]
         out["servo_error_rms"] = (float(np.sqrt(np.mean(error**2))), None, 1e-12,
                                   "how far the servos stand off their targets at the end (force / kp: load over "
                                   "gain), root mean square, recorded for the gate")

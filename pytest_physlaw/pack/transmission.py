@@ -23,6 +23,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack import runs
 
 SOURCE = "MuJoCo documentation, Computation (actuation model, transmissions); the principle of virtual work"
@@ -35,12 +36,12 @@ TRN = mujoco.mjtTrn
 def measured(model: mujoco.MjModel) -> np.ndarray:
     """The actuators whose length is a function of the position: joint (hinge, slide), tendon, slider-crank, and
     site transmissions with a reference site."""
-    kind = model.actuator_trntype
+    kind, trnid = (mujoco_versions.per_control(model, f) for f in ("actuator_trntype", "actuator_trnid"))
     joint = np.isin(kind, [TRN.mjTRN_JOINT, TRN.mjTRN_JOINTINPARENT])
     scalar_joint = np.zeros(model.nu, dtype=bool)
-    scalar_joint[joint] = np.isin(model.jnt_type[model.actuator_trnid[joint, 0]],
+    scalar_joint[joint] = np.isin(model.jnt_type[trnid[joint, 0]],
                                   [mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE])
-    site = (kind == TRN.mjTRN_SITE) & (model.actuator_trnid[:, 1] >= 0)
+    site = (kind == TRN.mjTRN_SITE) & (trnid[:, 1] >= 0)
     return np.flatnonzero(scalar_joint | site | np.isin(kind, [TRN.mjTRN_TENDON, TRN.mjTRN_SLIDERCRANK]))
 
 
@@ -111,7 +112,8 @@ def test_moment_arms_are_the_lengths_derivative(law, pack_model, exercised, mode
         full[actuators] = moment
         worst = np.maximum(worst, mismatch(full, model, state, dofs)[actuators])
     a = int(actuators[int(np.argmax(worst))])
-    name, kind = model.actuator(a).name or str(a), mujoco.mjtTrn(int(model.actuator_trntype[a])).name
+    name = mujoco_versions.control_name(model, a)
+    kind = mujoco.mjtTrn(int(mujoco_versions.per_control(model, "actuator_trntype")[a])).name
     law.check("moment_error", worst, le=ROUND_OFF, drift_abs=ROUND_OFF,
               why=f"largest |actuator_moment - d(actuator_length)/dq| over the dofs and the states, beyond what central "
                   f"differences of {STEPS[0]:g} and {STEPS[1]:g} disagree by, a share of the actuator's largest moment "

@@ -38,6 +38,13 @@ DYNAMICS = {int(DYN.mjDYN_NONE), int(DYN.mjDYN_INTEGRATOR), int(DYN.mjDYN_FILTER
     {int(DYN.mjDYN_FILTEREXACT)} if hasattr(DYN, "mjDYN_FILTEREXACT") else set())
 
 
+def _per(model: mujoco.MjModel, name: str, missing: np.ndarray | None = None) -> np.ndarray:
+    """A per-actuator array read per control (`mujoco_versions.per_control`); `missing` where the release lacks it."""
+    if missing is not None and not hasattr(model, name):
+        return np.asarray(missing)
+    return mujoco_versions.per_control(model, name)
+
+
 def actuation_off(model: mujoco.MjModel) -> bool:
     return bool(model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_ACTUATION) or model.nu == 0
 
@@ -45,7 +52,7 @@ def actuation_off(model: mujoco.MjModel) -> bool:
 def group_disabled(model: mujoco.MjModel) -> np.ndarray:
     """(nu,) whether each actuator's group is disabled (`opt.disableactuator`, MuJoCo 3.1 on; groups 0-30)."""
     bits = int(getattr(model.opt, "disableactuator", 0))
-    group = np.asarray(model.actuator_group, dtype=int)
+    group = np.asarray(_per(model, "actuator_group"), dtype=int)
     inside = (group >= 0) & (group <= 30)
     return inside & ((bits >> np.clip(group, 0, 30)) & 1).astype(bool)
 
@@ -101,39 +108,40 @@ def generalised_error(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[floa
 def recomputed(model: mujoco.MjModel) -> tuple[np.ndarray, dict[int, str]]:
     """(actuators whose force law this module recomputes, {left-out actuator: why})."""
     why: dict[int, str] = {}
-    delay = np.asarray(getattr(model, "actuator_delay", np.zeros(model.nu)))
-    plugin = np.asarray(getattr(model, "actuator_plugin", -np.ones(model.nu)))
+    delay = np.asarray(_per(model, "actuator_delay", np.zeros(model.nu)))
+    plugin = np.asarray(_per(model, "actuator_plugin", -np.ones(model.nu)))
+    gaintype, biastype, dyntype = (_per(model, f) for f in ("actuator_gaintype", "actuator_biastype", "actuator_dyntype"))
     for a in range(model.nu):
         if plugin[a] >= 0:
             why[a] = "a plugin's force"
-        elif int(model.actuator_gaintype[a]) not in GAINS or int(model.actuator_biastype[a]) not in BIASES:
-            why[a] = f"gain {int(model.actuator_gaintype[a])}, bias {int(model.actuator_biastype[a])} (user or newer type)"
-        elif int(model.actuator_dyntype[a]) not in DYNAMICS:
-            why[a] = f"dynamics {int(model.actuator_dyntype[a])} (user or newer type)"
+        elif int(gaintype[a]) not in GAINS or int(biastype[a]) not in BIASES:
+            why[a] = f"gain {int(gaintype[a])}, bias {int(biastype[a])} (user or newer type)"
+        elif int(dyntype[a]) not in DYNAMICS:
+            why[a] = f"dynamics {int(dyntype[a])} (user or newer type)"
         elif delay[a] > 0:
             why[a] = "delayed controls"
-        elif int(getattr(model, "actuator_actnum", np.ones(model.nu))[a]) > 1 or \
-                int(getattr(model, "actuator_ctrlnum", np.ones(model.nu))[a]) > 1:
+        elif int(_per(model, "actuator_actnum", np.ones(model.nu))[a]) > 1 or \
+                int(_per(model, "actuator_ctrlnum", np.ones(model.nu))[a]) > 1:
             why[a] = "several controls or activations"
     return np.array([a for a in range(model.nu) if a not in why], dtype=int), why
 
 
 def _input(model: mujoco.MjModel, data: mujoco.MjData, a: int, ctrl: np.ndarray) -> float:
     """What the gain multiplies: the (clamped) control, or the activation (the next one for `actearly`)."""
-    adr = int(model.actuator_actadr[a])
-    if adr < 0 or int(model.actuator_dyntype[a]) == int(DYN.mjDYN_NONE):
+    adr = int(_per(model, "actuator_actadr")[a])
+    if adr < 0 or int(_per(model, "actuator_dyntype")[a]) == int(DYN.mjDYN_NONE):
         return float(ctrl[a])
     act = float(data.act[adr])
-    if not bool(getattr(model, "actuator_actearly", np.zeros(model.nu))[a]):
+    if not bool(_per(model, "actuator_actearly", np.zeros(model.nu))[a]):
         return act
     dt = model.opt.timestep
-    if hasattr(DYN, "mjDYN_FILTEREXACT") and int(model.actuator_dyntype[a]) == int(DYN.mjDYN_FILTEREXACT):
-        tau = max(float(model.actuator_dynprm[a, 0]), mujoco.mjMINVAL)
+    if hasattr(DYN, "mjDYN_FILTEREXACT") and int(_per(model, "actuator_dyntype")[a]) == int(DYN.mjDYN_FILTEREXACT):
+        tau = max(float(_per(model, "actuator_dynprm")[a, 0]), mujoco.mjMINVAL)
         act = act + float(data.act_dot[adr]) * tau * (1 - math.exp(-dt / tau))
     else:
         act = act + float(data.act_dot[adr]) * dt
-    if model.actuator_actlimited[a]:
-        act = float(np.clip(act, *model.actuator_actrange[a]))
+    if _per(model, "actuator_actlimited")[a]:
+        act = float(np.clip(act, *_per(model, "actuator_actrange")[a]))
     return act
 
 
@@ -148,9 +156,11 @@ def force_law(model: mujoco.MjModel, data: mujoco.MjData, actuators: np.ndarray)
         ctrl[:] = 0
     force, size = np.zeros(model.nu), np.zeros(model.nu)
     length, velocity = np.asarray(data.actuator_length), np.asarray(data.actuator_velocity)
+    gains, biases = _per(model, "actuator_gainprm"), _per(model, "actuator_biasprm")
+    gaintype, biastype = _per(model, "actuator_gaintype"), _per(model, "actuator_biastype")
     for a in actuators.tolist():
-        gp, bp = model.actuator_gainprm[a], model.actuator_biasprm[a]
-        kind, bias_kind = int(model.actuator_gaintype[a]), int(model.actuator_biastype[a])
+        gp, bp = gains[a], biases[a]
+        kind, bias_kind = int(gaintype[a]), int(biastype[a])
         if kind == int(GAIN.mjGAIN_FIXED):
             gain = gp[0]
         elif kind == int(GAIN.mjGAIN_AFFINE):
@@ -174,16 +184,17 @@ def _clamped(model: mujoco.MjModel, force: np.ndarray, actuators: np.ndarray) ->
     left out too (`force_law_error`)."""
     out = force.copy()
     limited = np.asarray(getattr(model, "tendon_actfrclimited", np.zeros(model.ntendon)), dtype=bool)
-    on_tendon = model.actuator_trntype == mujoco.mjtTrn.mjTRN_TENDON
+    on_tendon, trnid = _per(model, "actuator_trntype") == mujoco.mjtTrn.mjTRN_TENDON, _per(model, "actuator_trnid")
     for t in np.flatnonzero(limited).tolist():
-        mine = [a for a in actuators.tolist() if on_tendon[a] and int(model.actuator_trnid[a, 0]) == t]
+        mine = [a for a in actuators.tolist() if on_tendon[a] and int(trnid[a, 0]) == t]
         total = float(np.sum(force[mine]))
         low, high = model.tendon_actfrcrange[t]
         if total and (total < low or total > high):
             out[mine] *= (low if total < low else high) / total
+    forcelimited, forcerange = _per(model, "actuator_forcelimited"), _per(model, "actuator_forcerange")
     for a in actuators.tolist():
-        if model.actuator_forcelimited[a]:
-            out[a] = np.clip(out[a], *model.actuator_forcerange[a])
+        if forcelimited[a]:
+            out[a] = np.clip(out[a], *forcerange[a])
     return out
 
 
@@ -191,7 +202,8 @@ def judged(model: mujoco.MjModel) -> np.ndarray:
     """The recomputed actuators, less those on a force-limited tendon that also carries a left-out one."""
     actuators, why = recomputed(model)
     limited = np.asarray(getattr(model, "tendon_actfrclimited", np.zeros(model.ntendon)), dtype=bool)
-    tendon = lambda a: int(model.actuator_trnid[a, 0]) if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_TENDON else -1  # noqa: E731
+    trnid, trntype = _per(model, "actuator_trnid"), _per(model, "actuator_trntype")
+    tendon = lambda a: int(trnid[a, 0]) if trntype[a] == mujoco.mjtTrn.mjTRN_TENDON else -1  # noqa: E731
     shared = {tendon(a) for a in why if tendon(a) >= 0 and limited[tendon(a)]}
     return np.array([a for a in actuators.tolist() if tendon(a) not in shared], dtype=int)
 
@@ -244,7 +256,7 @@ def test_actuator_force_is_the_force_law(law, pack_model, readout_states, model_
     found = [force_law_error(model, s) for s in readout_states]
     scale = max(f for _, f, _ in found)
     error, _, a = max(found)
-    name = model.actuator(a).name or str(a)
+    name = mujoco_versions.control_name(model, a)
     left = f"; left out: {_named(model, why)}" if why else ""
     law.check("actuator_force_error", error / max(scale, np.finfo(float).tiny), le=ROUND_OFF, drift_abs=ROUND_OFF,
               why=f"|actuator_force - (gain * input + bias, clamped)|, a share of the law's terms; worst {name!r}{left}; "
@@ -253,5 +265,5 @@ def test_actuator_force_is_the_force_law(law, pack_model, readout_states, model_
 
 
 def _named(model: mujoco.MjModel, why: dict[int, str]) -> str:
-    items = [f"{model.actuator(a).name or a} ({w})" for a, w in list(why.items())[:4]]
+    items = [f"{mujoco_versions.control_name(model, a)} ({w})" for a, w in list(why.items())[:4]]
     return ", ".join(items) + (f" and {len(why) - 4} more" if len(why) > 4 else "")

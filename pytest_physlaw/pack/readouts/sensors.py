@@ -222,8 +222,8 @@ def _angmom_reading(model: mujoco.MjModel, data: mujoco.MjData, s: int) -> Readi
 def _tendon_actuator_reading(model: mujoco.MjModel, data: mujoco.MjData, s: int) -> Reading:
     """tendonactuatorfrc: the forces of the actuators whose transmission is that tendon, summed."""
     tendon = int(model.sensor_objid[s])
-    on = [a for a in range(model.nu) if int(model.actuator_trntype[a]) == int(mujoco.mjtTrn.mjTRN_TENDON)
-          and int(model.actuator_trnid[a, 0]) == tendon]
+    trntype, trnid = (mujoco_versions.per_control(model, f) for f in ("actuator_trntype", "actuator_trnid"))
+    on = [a for a in range(model.nu) if int(trntype[a]) == int(mujoco.mjtTrn.mjTRN_TENDON) and int(trnid[a, 0]) == tendon]
     force = np.asarray(data.actuator_force)[on]
     return np.array([float(np.sum(force))]), float(np.sum(np.abs(force)))
 
@@ -286,9 +286,12 @@ def readers() -> dict[int, Callable[[mujoco.MjModel, mujoco.MjData, int], Readin
     """The kinds this module recomputes, each with its second computation."""
     simple = lambda field: (lambda m, d, s: (np.array(getattr(d, field)[m.sensor_objid[s]: m.sensor_objid[s] + 1]),  # noqa: E731
                                             _size(np.array(getattr(d, field)[m.sensor_objid[s]: m.sensor_objid[s] + 1]))))
+    outputs = lambda field: (lambda m, d, s: (  # noqa: E731 (an actuator's force outputs: several from MuJoCo 3.11)
+        np.array(getattr(d, field)[mujoco_versions.actuator_outputs(m, int(m.sensor_objid[s]))]),
+        _size(np.array(getattr(d, field)[mujoco_versions.actuator_outputs(m, int(m.sensor_objid[s]))]))))
     out = {int(S.mjSENS_TENDONPOS): simple("ten_length"), int(S.mjSENS_TENDONVEL): simple("ten_velocity"),
-           int(S.mjSENS_ACTUATORPOS): simple("actuator_length"), int(S.mjSENS_ACTUATORVEL): simple("actuator_velocity"),
-           int(S.mjSENS_ACTUATORFRC): simple("actuator_force"),
+           int(S.mjSENS_ACTUATORPOS): outputs("actuator_length"), int(S.mjSENS_ACTUATORVEL): outputs("actuator_velocity"),
+           int(S.mjSENS_ACTUATORFRC): outputs("actuator_force"),
            int(S.mjSENS_CLOCK): lambda m, d, s: (np.array([d.time]), abs(float(d.time)))}
     for name in ("JOINTPOS", "JOINTVEL", "BALLQUAT", "BALLANGVEL", "JOINTACTFRC"):
         if hasattr(S, f"mjSENS_{name}"):
