@@ -560,6 +560,15 @@ def ccd_tolerance(model: mujoco.MjModel) -> float:
     return float(getattr(model.opt, "ccd_tolerance", None) or getattr(model.opt, "mpr_tolerance"))
 
 
+def convex_solver_distances(model: mujoco.MjModel) -> bool:
+    """Whether `mj_geomDistance` computes a convex pair's distance with MuJoCo's own convex solver (GJK and EPA,
+    `mj_geomDistanceCCD`): where the release has `mjDSBL_NATIVECCD` (3.3 on) and the model leaves it unset; else
+    (before 3.3, or native CCD off) libccd's MPR on the shapes inflated by the cutoff, whose depth and points are
+    approximate."""
+    off = getattr(DSBL, "mjDSBL_NATIVECCD", None)
+    return off is not None and not model.opt.disableflags & int(off)
+
+
 def multiccd(model: mujoco.MjModel) -> bool:
     """Whether the convex collider returns several contacts a pair (multiccd): on unless `mjDSBL_MULTICCD` where the
     release has that flag (on by default since 3.8), off unless `mjENBL_MULTICCD` before."""

@@ -928,6 +928,49 @@ def trampoline_reaction(name: str = "mujoco_ec8ad21c_ball_on_trampoline.xml") ->
     return f"contact force on the net over that on the ball (action and reaction: 1) {np.mean(ratios):.4g}, mean of {len(ratios)} steps"
 
 
+
+def separated_meshes(name: str = "mujoco_35342f40_mesh_beside_mesh.xml") -> str:
+    """A distance sensor reads at least what a separating plane proves: for each direction n, the gap between the
+    two geoms' extents along n (their vertices, or a ball's centre and radius) bounds their distance from below.
+    The largest (bound - reading) over 1.5 s, the bound maximized over 2000 directions then refined locally."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    s = m.sensor("dist").id
+    g1, g2 = int(m.sensor_objid[s]), int(m.sensor_refid[s])
+    k = np.arange(2000.0)
+    polar, azimuth = np.arccos(1 - 2 * (k + 0.5) / 2000), np.pi * (1 + 5 ** 0.5) * k
+    fan = np.c_[np.cos(azimuth) * np.sin(polar), np.sin(azimuth) * np.sin(polar), np.cos(polar)]
+    rng = np.random.default_rng(0)
+
+    def points(g: int) -> tuple[np.ndarray, float]:
+        if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH:
+            mesh = m.geom_dataid[g]
+            verts = m.mesh_vert[m.mesh_vertadr[mesh]: m.mesh_vertadr[mesh] + m.mesh_vertnum[mesh]]
+            return d.geom_xpos[g] + verts @ d.geom_xmat[g].reshape(3, 3).T, 0.0
+        return d.geom_xpos[g][None, :], float(m.geom_size[g][0])
+
+    def gap(n: np.ndarray) -> np.ndarray:  # n from geom1 towards geom2
+        (a, ra), (b, rb) = points(g1), points(g2)
+        return (b @ n.T).min(0) - rb - (a @ n.T).max(0) - ra
+
+    worst = 0.0
+    while d.time < 1.5:
+        mujoco.mj_step(m, d)
+        mujoco.mj_forward(m, d)
+        values = gap(fan)
+        best, n, step = float(values.max()), fan[int(values.argmax())], 0.05
+        for _ in range(100):
+            trial = n + step * rng.normal(size=(32, 3))
+            trial /= np.linalg.norm(trial, axis=1, keepdims=True)
+            values = gap(trial)
+            if values.max() > best:
+                best, n = float(values.max()), trial[int(values.argmax())]
+            else:
+                step *= 0.7
+        worst = max(worst, min(best, float(m.sensor_cutoff[s])) - float(d.sensor("dist").data[0]))
+    return f"largest (separating plane's bound - distance reading) over 1.5 s {worst:.4g} m"
+
+
 CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4ce62932": tendon_armature,
          "mujoco-warp-1662": implicit_two_hinges, "mujoco-warp-1333": free_body_before_servo,
          "mujoco-weld-sensors": weld_sensors, "mujoco-910b3336": midpoint_spin,
@@ -950,7 +993,7 @@ CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4
          "mujoco-4c265327": lugre_hold, "mujoco-0e7d2ef6": ball_in_foam, "mujoco-50f43b87": paddle_inertia,
          "mujoco-7b9f5bda": rangefinder_hfield,
          "mujoco-7bfdbad8": clock_shift, "mujoco-85e9cff0": distance_normal, "mujoco-e18e35f9": terrain_normal,
-         "mujoco-ec8ad21c": trampoline_reaction}
+         "mujoco-ec8ad21c": trampoline_reaction, "mujoco-35342f40": separated_meshes}
 
 if __name__ == "__main__":
     # a second argument runs a one-model measurement on another model: the case's twin, to show it clean

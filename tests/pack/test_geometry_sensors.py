@@ -275,6 +275,54 @@ def test_a_segment_from_the_second_geom_fails(monkeypatch: pytest.MonkeyPatch) -
     assert ratio > 1.0 and "off geom" in part, (ratio, part)
 
 
+@CONVEX_DISTANCES
+def test_an_overlaps_depth_is_the_shapes_overlap_along_its_segment() -> None:
+    """Random overlapping pairs of every kind: where MuJoCo measures the pair exactly, its depth is the shapes'
+    overlap along its own segment, to the law's bound; a capsule in a box is not judged."""
+    shapes = ['type="sphere" size=".3"', 'type="capsule" size=".2 .4"', 'type="ellipsoid" size=".2 .4 .6"',
+              'type="cylinder" size=".3 .5"', 'type="box" size=".3 .2 .5"', 'type="mesh" mesh="wedge"']
+    bodies = "".join(f'<body><freejoint/><geom {s}/></body>' for s in shapes)
+    model = _model(f"<mujoco>{ASSETS}<worldbody>{bodies}</worldbody></mujoco>")
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(3)
+    judged, worst = 0, 0.0
+    for _ in range(60):
+        for j in range(model.njnt):
+            adr = model.jnt_qposadr[j]
+            data.qpos[adr:adr + 3] = rng.uniform(-0.4, 0.4, 3)
+            data.qpos[adr + 3:adr + 7] = rng.normal(size=4)
+        mujoco.mj_normalizeQuat(model, data.qpos)
+        mujoco.mj_kinematics(model, data)
+        for g1 in range(model.ngeom):
+            for g2 in range(model.ngeom):
+                if g1 == g2:
+                    continue
+                dist, fromto = mujoco_versions.geom_fromto(model, data, g1, g2, 10.0)
+                if dist < -1e-3:
+                    ratio, part = G.segment_error(model, data, dist, fromto, g1, g2)
+                    judged += "depth" in part or G.depth_judged(model, g1, g2)
+                    worst = max(worst, ratio)
+    capsule_box = [int(mujoco.mjtGeom.mjGEOM_CAPSULE), int(mujoco.mjtGeom.mjGEOM_BOX)]
+    assert not G.depth_judged(model, *[int(np.flatnonzero(model.geom_type == k)[0]) for k in capsule_box])
+    assert judged > 500 and worst <= 1.0, (judged, worst)
+
+
+@has_distance
+def test_a_halved_depth_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MuJoCo 3.3.7's box-box collider, native CCD off, gave a face contact half its depth (88383684): here a ball
+    sunk into a block reads its depth halved, the segment halved with it."""
+    model = mujoco.MjModel.from_xml_string("""<mujoco><worldbody><geom name="block" type="box" size=".3 .3 .3"/>
+      <body pos=".1 0 .35"><freejoint/><geom name="ball" size=".1"/></body></worldbody></mujoco>""")
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    dist, fromto = mujoco_versions.geom_fromto(model, data, 1, 0, 1.0)
+    assert dist == pytest.approx(-0.05) and G.segment_error(model, data, dist, fromto, 1, 0)[0] <= 1.0
+    mid = (fromto[:3] + fromto[3:]) / 2
+    halved = np.concatenate([mid + (fromto[:3] - mid) / 2, mid + (fromto[3:] - mid) / 2])
+    ratio, part = G.segment_error(model, data, dist / 2, halved, 1, 0)
+    assert ratio > 1.0 and "depth" in part, (ratio, part)
+
+
 @has_distance
 def test_a_reading_that_is_not_its_pairs_fails() -> None:
     model, states = _states(PUSHER)

@@ -15,7 +15,13 @@ distance segment's ends lie on their geoms within 100 x MuJoCo's convex-solver t
 segment's ends are that solver's answer, 2 x its tolerance off on an ellipsoid at worst, measured) plus that
 round-off, its length is |distance| to that round-off, and the sensor reads the segment `mj_geomDistance` gives for
 its pair. Only separated pairs are held to their surfaces: an overlap's ends come from the penetration solver (EPA)
-or a pair's own collider, which place them near the surfaces only (a capsule in a box: 0.17 of its size off).
+or a pair's own collider, which place them near the surfaces only (a capsule in a box: 0.17 of its size off). An
+overlap's depth is held instead to the shapes' overlap along its own segment (their support functions: moved that
+far along it, the geoms part), within 5 % of the depth plus the tolerance, where MuJoCo measures the pair exactly:
+its convex solver (3.3 on, native CCD; 6e-5 m at most on cylinders and meshes, measured), and the analytic sphere,
+capsule-capsule and box-box colliders; not libccd's MPR (before 3.3, or native CCD off: up to 85 % off on deep
+overlaps), not an ellipsoid (EPA's polytope of its curved surface: 1.1 mm off at 1 cm deep, 4.8 mm at 37 cm), and
+not the capsule-box collider, which gives each end's depth.
 States: `twofold_states`. Left out, naming why: camera rangefinders (a depth image), a rangefinder that does not
 report its distance, a ray that starts in or on a geom or meets an SDF geom, a distance sensor on a heightfield, an
 SDF or a mesh without a convex hull, delayed or sampled sensors, and releases without `mj_geomDistance`.
@@ -217,23 +223,49 @@ def expected_reading(kind: int, dist: float, fromto: np.ndarray) -> np.ndarray:
     return fromto
 
 
+# pairs whose overlap MuJoCo's own colliders measure exactly without the convex solver (measured: their depth is
+# the shapes' overlap along the segment to 1e-13 on 3.2.7 and on 3.14.0 with native CCD off)
+EXACT_PAIRS = {frozenset(p) for p in ((surfaces.SPHERE,), (surfaces.SPHERE, surfaces.CAPSULE),
+                                      (surfaces.SPHERE, surfaces.BOX), (surfaces.SPHERE, surfaces.CYLINDER),
+                                      (surfaces.CAPSULE,), (surfaces.BOX,))}
+DEPTH_SHARE = 0.05  # of the depth: EPA's own error, a margin over what it leaves on cylinders and meshes (6e-5 m)
+
+
+def depth_judged(model: mujoco.MjModel, g1: int, g2: int) -> bool:
+    """Whether MuJoCo measures this pair's overlap exactly enough to hold its depth to the shapes' overlap: pairs
+    its convex solver takes (native CCD, 3.3 on; a capsule and a box keep their own collider, which gives each end's
+    depth), and the analytic pairs of `EXACT_PAIRS`; not libccd's MPR (before 3.3, or native CCD off), and not an
+    ellipsoid, whose overlap EPA measures to millimetres only."""
+    kinds = frozenset((int(model.geom_type[g1]), int(model.geom_type[g2])))
+    if kinds in EXACT_PAIRS:
+        return True
+    if kinds == frozenset((surfaces.CAPSULE, surfaces.BOX)) or kinds & {surfaces.PLANE, surfaces.ELLIPSOID}:
+        return False  # an ellipsoid: EPA's polytope of its curved surface leaves millimetres (1.1 mm at 1 cm deep)
+    return mujoco_versions.convex_solver_distances(model)
+
+
 def segment_error(model: mujoco.MjModel, data: mujoco.MjData, dist: float, fromto: np.ndarray, g1: int,
                   g2: int) -> tuple[float, str]:
-    """(how far the segment's geometry is off, over its bound; which part): its ends off their geoms' surfaces
-    (separated pairs) and its length off |dist|."""
+    """(how far the segment's geometry is off, over its bound; which part): its length off |dist|; where the geoms
+    are apart, its ends off their geoms' surfaces; where they overlap (and MuJoCo measures the pair exactly), the
+    depth off the shapes' overlap along the segment."""
     off_round = ROUND_OFF * _scale(model)
-    length = abs(float(np.linalg.norm(fromto[3:] - fromto[:3])) - abs(dist)) / off_round
-    if dist <= 0:
-        return length, "its length against |distance|"
-    bound = CCD * mujoco_versions.ccd_tolerance(model) + off_round
-    ends = []
-    for g, point in ((g1, fromto[:3]), (g2, fromto[3:])):
-        low, high = surfaces.gap(surfaces.shape(model, data, g), point)
-        ends.append(max(low, -high, 0.0) / bound)  # at least this far off the surface
-    worst = max(ends)
-    if worst >= length:
-        return worst, ("its start off geom1's surface", "its end off geom2's surface")[int(ends[1] > ends[0])]
-    return length, "its length against |distance|"
+    tolerance = CCD * mujoco_versions.ccd_tolerance(model) + off_round
+    segment = fromto[3:] - fromto[:3]
+    span = float(np.linalg.norm(segment))
+    parts = [(abs(span - abs(dist)) / off_round, "its length against |distance|")]
+    first, second = surfaces.shape(model, data, g1), surfaces.shape(model, data, g2)
+    if dist > 0:
+        for shape, point, which in ((first, fromto[:3], "its start off geom1's surface"),
+                                    (second, fromto[3:], "its end off geom2's surface")):
+            low, high = surfaces.gap(shape, point)
+            parts.append((max(low, -high, 0.0) / tolerance, which))  # at least this far off the surface
+    elif dist < 0 and span > off_round and depth_judged(model, g1, g2):
+        depth = surfaces.overlap(first, second, segment / span)
+        if depth is not None:
+            parts.append((abs(depth - abs(dist)) / (DEPTH_SHARE * abs(dist) + tolerance),
+                          "its depth against the shapes' overlap along it"))
+    return max(parts, key=lambda x: x[0])
 
 
 def distance_errors(model: mujoco.MjModel, state: mujoco.MjData, sensors: list[int]) -> dict[int, tuple[float, str]]:
@@ -270,10 +302,14 @@ def test_distance_sensors_span_their_geoms(law, pack_model, twofold_states, mode
                 worst = (ratio, s, part, float(state.time))
     ratio, s, part, t = worst
     left = f"; left out: {_named(model, why)}" if why else ""
+    legacy = ("" if mujoco_versions.convex_solver_distances(model) else
+              "; this model's convex pairs are measured by libccd's MPR or a pair's own collider with the cutoff as "
+              "its margin (native CCD off, or a release before 3.3), whose distances and points are approximate")
     law.check("distance_sensor_error_over_bound", ratio, le=1.0, drift_abs=1.0,
               why=f"largest error of a distance sensor over its bound (the reading against mj_geomDistance's, the "
-                  f"segment's ends against the geoms' surfaces, its length against the distance), over {judged} "
-                  f"sensors x states; worst {_sensor_name(model, s)!r} ({part}) at t = {t:.3f} s{left}; failing, "
+                  f"segment's ends against the geoms' surfaces, its length against the distance, an overlap's depth "
+                  f"against the shapes' overlap along the segment), over {judged} "
+                  f"sensors x states; worst {_sensor_name(model, s)!r} ({part}) at t = {t:.3f} s{left}{legacy}; failing, "
                   f"MuJoCo {mujoco.__version__}'s distance runs between other points than the geoms' nearest (a "
                   "segment from the wrong geom: a flipped normal): an engine defect in mj_geomDistance for that "
                   "pair; name it in a MuJoCo issue, or change MuJoCo version")

@@ -286,6 +286,38 @@ def gap(s: Shape, point: np.ndarray) -> tuple[float, float]:
     return d, d
 
 
+def support(s: Shape, u: np.ndarray) -> float | None:
+    """The shape's extent along the unit world direction u, max over its points of x.u (as the collision sees it: a
+    mesh's vertices, whose hull it is); None for a plane (unbounded) and a heightfield."""
+    u = np.asarray(u, float)
+    w = s.mat.T @ u  # u in the geom's frame
+    centre, size = float(s.pos @ u), s.size
+    if s.kind == SPHERE:
+        return centre + size[0]
+    if s.kind == CAPSULE:
+        return centre + size[1] * abs(w[2]) + size[0]
+    if s.kind == ELLIPSOID:
+        return centre + float(np.linalg.norm(size * w))
+    if s.kind == CYLINDER:
+        return centre + size[1] * abs(w[2]) + size[0] * float(np.hypot(w[0], w[1]))
+    if s.kind == BOX:
+        return centre + float(np.abs(w) @ size)
+    if s.kind == MESH:
+        return centre + float(np.max(s.triangles.reshape(-1, 3) @ w))
+    return None
+
+
+def overlap(first: Shape, second: Shape, u: np.ndarray) -> float | None:
+    """How far the two shapes' projections on the unit direction u overlap, where `first` would have to move
+    along -u (or +u: the shorter) to clear `second` along that line: the penetration depth along u (negative:
+    apart along u). None where a shape has no bounded extent (a plane, a heightfield)."""
+    ends = [support(first, u), support(first, -u), support(second, u), support(second, -u)]
+    if any(e is None for e in ends):
+        return None
+    first_hi, first_lo, second_hi, second_lo = ends[0], -ends[1], ends[2], -ends[3]
+    return min(first_hi - second_lo, second_hi - first_lo)
+
+
 def _box_like(excess: np.ndarray) -> float:
     """Signed distance from how far the point lies beyond each pair of faces (a box's, or a cylinder's side and caps)."""
     outside = np.linalg.norm(np.maximum(excess, 0.0))
