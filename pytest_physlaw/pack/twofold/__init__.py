@@ -26,4 +26,5 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `surfaces` (a measure): where a ray first meets a geom and how far a point lies from its surface, from the geom's
   own shape data.
 - `geometry_sensors`: a rangefinder reads its ray's first surface; a distance sensor's segment spans its geoms.
+- `contact_overlap`: a pair's deepest contact is as deep as its shapes overlap along the contact's normal.
 """

@@ -37,7 +37,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack.readouts.sensors import apply_cutoff
-from pytest_physlaw.pack.twofold import surfaces
+from pytest_physlaw.pack.twofold import contact_overlap, surfaces
 
 SOURCE = ("MuJoCo XML reference (sensor/rangefinder, distance, normal, fromto); API reference (mj_ray, "
           "mj_geomDistance); the geoms' own shapes")
@@ -223,25 +223,14 @@ def expected_reading(kind: int, dist: float, fromto: np.ndarray) -> np.ndarray:
     return fromto
 
 
-# pairs whose overlap MuJoCo's own colliders measure exactly without the convex solver (measured: their depth is
-# the shapes' overlap along the segment to 1e-13 on 3.2.7 and on 3.14.0 with native CCD off)
-EXACT_PAIRS = {frozenset(p) for p in ((surfaces.SPHERE,), (surfaces.SPHERE, surfaces.CAPSULE),
-                                      (surfaces.SPHERE, surfaces.BOX), (surfaces.SPHERE, surfaces.CYLINDER),
-                                      (surfaces.CAPSULE,), (surfaces.BOX,))}
-DEPTH_SHARE = 0.05  # of the depth: EPA's own error, a margin over what it leaves on cylinders and meshes (6e-5 m)
+DEPTH_SHARE = contact_overlap.SHARE  # of the depth: EPA's own error, a margin over what it leaves (6e-5 m)
 
 
 def depth_judged(model: mujoco.MjModel, g1: int, g2: int) -> bool:
-    """Whether MuJoCo measures this pair's overlap exactly enough to hold its depth to the shapes' overlap: pairs
-    its convex solver takes (native CCD, 3.3 on; a capsule and a box keep their own collider, which gives each end's
-    depth), and the analytic pairs of `EXACT_PAIRS`; not libccd's MPR (before 3.3, or native CCD off), and not an
-    ellipsoid, whose overlap EPA measures to millimetres only."""
-    kinds = frozenset((int(model.geom_type[g1]), int(model.geom_type[g2])))
-    if kinds in EXACT_PAIRS:
-        return True
-    if kinds == frozenset((surfaces.CAPSULE, surfaces.BOX)) or kinds & {surfaces.PLANE, surfaces.ELLIPSOID}:
-        return False  # an ellipsoid: EPA's polytope of its curved surface leaves millimetres (1.1 mm at 1 cm deep)
-    return mujoco_versions.convex_solver_distances(model)
+    """Whether MuJoCo measures this pair's overlap exactly enough to hold its depth to the shapes' overlap
+    (`contact_overlap.why_not`, one answer a pair: its convex solver from 3.3, the analytic pairs; not libccd's MPR,
+    an ellipsoid, or the capsule-box collider)."""
+    return contact_overlap.why_not(model, g1, g2, several=False) is None
 
 
 def segment_error(model: mujoco.MjModel, data: mujoco.MjData, dist: float, fromto: np.ndarray, g1: int,

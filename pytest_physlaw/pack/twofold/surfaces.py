@@ -310,12 +310,33 @@ def support(s: Shape, u: np.ndarray) -> float | None:
 def overlap(first: Shape, second: Shape, u: np.ndarray) -> float | None:
     """How far the two shapes' projections on the unit direction u overlap, where `first` would have to move
     along -u (or +u: the shorter) to clear `second` along that line: the penetration depth along u (negative:
-    apart along u). None where a shape has no bounded extent (a plane, a heightfield)."""
+    apart along u). A plane (a half-space) has an extent along its own normal only; None along another direction,
+    and for a heightfield."""
+    for plane, other in ((first, second), (second, first)):
+        if plane.kind == PLANE and other.kind != PLANE:
+            normal = plane.mat[:, 2]
+            reach = support(other, -normal)
+            if reach is None or abs(abs(float(normal @ u)) - 1.0) > 1e-9:
+                return None
+            return float(plane.pos @ normal) + reach  # how deep the other reaches below the plane's surface
     ends = [support(first, u), support(first, -u), support(second, u), support(second, -u)]
     if any(e is None for e in ends):
         return None
     first_hi, first_lo, second_hi, second_lo = ends[0], -ends[1], ends[2], -ends[3]
     return min(first_hi - second_lo, second_hi - first_lo)
+
+
+def box_box_depth(first: Shape, second: Shape) -> float:
+    """Two boxes' penetration depth by the separating-axis theorem: the least overlap of their projections over the
+    fifteen axes that can separate them (each box's three face normals, the nine crosses of their edges)."""
+    axes = [first.mat[:, i] for i in range(3)] + [second.mat[:, i] for i in range(3)]
+    for i in range(3):
+        for j in range(3):
+            cross = np.cross(first.mat[:, i], second.mat[:, j])
+            norm = float(np.linalg.norm(cross))
+            if norm > 1e-9:  # parallel edges: their cross is no axis (a face normal covers it)
+                axes.append(cross / norm)
+    return min(overlap(first, second, u) for u in axes)
 
 
 def _box_like(excess: np.ndarray) -> float:
