@@ -314,17 +314,21 @@ def readers() -> dict[int, Callable[[mujoco.MjModel, mujoco.MjData, int], Readin
     return out
 
 
+def timed(model: mujoco.MjModel, s: int) -> bool:
+    """Whether a sensor is delayed or sampled (`sensor_delay`, `sensor_interval`: period and phase, MuJoCo 3.4 on)."""
+    return any(bool(np.any(np.asarray(getattr(model, f, np.zeros(model.nsensor)))[s] > 0))
+               for f in ("sensor_delay", "sensor_interval"))
+
+
 def checked(model: mujoco.MjModel) -> tuple[np.ndarray, dict[int, str]]:
     """(the sensors recomputed here, {left-out sensor: why})."""
     kinds, why = readers(), {}
-    delay = np.asarray(getattr(model, "sensor_delay", np.zeros(model.nsensor)))
-    interval = np.asarray(getattr(model, "sensor_interval", np.zeros(model.nsensor)))
     plugin = np.asarray(getattr(model, "sensor_plugin", -np.ones(model.nsensor)))
     for s in range(model.nsensor):
         kind = int(model.sensor_type[s])
         if plugin[s] >= 0 or (kind not in kinds and kind != int(S.mjSENS_TOUCH)):
             why[s] = mujoco.mjtSensor(kind).name.removeprefix("mjSENS_").lower()
-        elif np.any(delay[s] > 0) or np.any(interval[s] > 0):
+        elif timed(model, s):
             why[s] = "delayed or sampled"
         elif kind in (int(S.mjSENS_FRAMELINVEL), int(S.mjSENS_FRAMEANGVEL)) and int(model.sensor_refid[s]) >= 0:
             why[s] = "velocity relative to a reference object"
@@ -399,7 +403,7 @@ def test_sensors_read_what_they_name(law, pack_model, readout_states, model_case
         pytest.skip(f"{model_case}: sensors disabled (<flag sensor=\"disable\">)")
     if not sensors.size:
         pytest.skip(f"{model_case}: no sensor of a kind recomputed here"
-                    + (f" (left out: {_named(model, why)})" if why else ""))
+                    + (f" (left out: {named_sensors(model, why)})" if why else ""))
     worst: dict[int, tuple[float, float]] = {}
     for state in readout_states:
         for error, size, s in sensor_errors(model, state):
@@ -410,13 +414,14 @@ def test_sensors_read_what_they_name(law, pack_model, readout_states, model_case
     s = max(shares, key=shares.get)
     name = model.sensor(s).name or str(s)
     kind = mujoco.mjtSensor(int(model.sensor_type[s])).name.removeprefix("mjSENS_").lower()
-    left = f"; left out: {_named(model, why)}" if why else ""
+    left = f"; left out: {named_sensors(model, why)}" if why else ""
     law.check("sensor_error", shares[s], le=ROUND_OFF, drift_abs=ROUND_OFF,
               why=f"|sensordata - the quantity it names|, a share of that quantity's scale (at least 1), over "
                   f"{sensors.size} sensors; worst {name!r} ({kind}){left}; failing, MuJoCo {mujoco.__version__}'s "
                   "sensor reads another quantity, frame or stage than it names: an engine defect")
 
 
-def _named(model: mujoco.MjModel, why: dict[int, str]) -> str:
+def named_sensors(model: mujoco.MjModel, why: dict[int, str]) -> str:
+    """'name (why), ...' of the first four sensors left out, and how many more."""
     items = [f"{model.sensor(s).name or s} ({w})" for s, w in list(why.items())[:4]]
     return ", ".join(items) + (f" and {len(why) - 4} more" if len(why) > 4 else "")

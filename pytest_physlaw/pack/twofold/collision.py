@@ -41,7 +41,6 @@ from pytest_physlaw.pack.twofold import distance
 
 SOURCE = ("MuJoCo documentation, Computation (collision detection) and API (mj_collision, mj_geomDistance, mjContact); "
           "src/engine/engine_collision_driver.c")
-DSBL = mujoco.mjtDisableBit
 SDF = getattr(mujoco.mjtGeom, "mjGEOM_SDF", None)
 APPROXIMATE = {distance.HFIELD: "height field (the prisms within the margin, at most mjMAXCONPAIR contacts; "
                                 "mj_geomDistance calls the same collider)",
@@ -52,10 +51,6 @@ APPROXIMATE = {distance.HFIELD: "height field (the prisms within the margin, at 
 # where one is left: the overlap's deepest point need not be among them
 MULTICCD = ("the convex collider's contacts with multiccd on (the legacy pipeline adds the pair turned by +-1e-3 rad, "
             "the single-shot one reports points of the clipped faces at their own depths, 3.12 on)")
-
-
-def _contacts_off(model: mujoco.MjModel) -> bool:
-    return bool(model.opt.disableflags & (int(DSBL.mjDSBL_CONTACT) | int(DSBL.mjDSBL_CONSTRAINT)))
 
 
 def _named(counts: Counter) -> str:
@@ -86,7 +81,7 @@ def test_overlapping_pairs_collide(law, pack_model, twofold_states, model_case) 
     in `mj_collision`'s list: at the start, every state of the driven and reaching runs and the settled end (a body
     falling through another overlaps it for a state or two)."""
     model = pack_model.model
-    if _contacts_off(model):
+    if distance.contacts_off(model):
         pytest.skip(f"{model_case}: contacts are off (<flag contact=\"disable\"> or constraint)")
     if mujoco.get_mjcb_contactfilter() is not None:
         pytest.skip(f"{model_case}: a contact filter callback (mjcb_contactfilter) decides which pairs collide")
@@ -147,7 +142,7 @@ def test_deepest_contact_is_the_distance(law, pack_model, twofold_states, model_
     `mj_geomDistance` computes for it, within the two computations' own errors (2 ccd_tolerance + 1e-9 of the
     extent), at every state of `twofold_states`."""
     model = pack_model.model
-    if _contacts_off(model):
+    if distance.contacts_off(model):
         pytest.skip(f"{model_case}: contacts are off (<flag contact=\"disable\"> or constraint)")
     bound = distance.tolerance(model)
     worst, where = 0.0, ""

@@ -62,18 +62,8 @@ def depth_apart(model: mujoco.MjModel, state: mujoco.MjData, bound: float) -> tu
     """([(|deepest depth - overlap along its normal| over the bound, pair, depth, overlap)] for each judged
     overlapping pair at `state`, Counter of why others are left out)."""
     out, left = [], Counter()
-    n = int(state.ncon)
-    geoms = mujoco_versions.contact_geoms(state.contact)[:n]
-    flexes = mujoco_versions.contact_flexes(state)
-    deepest: dict[tuple[int, int], int] = {}
-    for i, ((a, b), (fa, fb)) in enumerate(zip(geoms.tolist(), flexes.tolist())):
-        if a < 0 or b < 0 or fa >= 0 or fb >= 0:
-            continue
-        key = (a, b)
-        if key not in deepest or state.contact.dist[i] < state.contact.dist[deepest[key]]:
-            deepest[key] = i
-    for (a, b), i in deepest.items():
-        depth = -float(state.contact.dist[i])
+    for (a, b), (dist, i) in distance.deepest_contacts(state).items():
+        depth = -dist
         if depth <= 0:
             continue
         reason = why_not(model, a, b)
@@ -98,7 +88,7 @@ def test_contact_depth_is_the_overlap(law, pack_model, twofold_states, model_cas
     """At each state, the deepest contact of each overlapping geom pair (MuJoCo measuring it exactly) reports the
     depth by which the two shapes overlap along the contact's normal, from their own sizes, to 5 % of it."""
     model = pack_model.model
-    if model.opt.disableflags & (int(mujoco.mjtDisableBit.mjDSBL_CONTACT) | int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)):
+    if distance.contacts_off(model):
         pytest.skip(f"{model_case}: contacts are off (<flag contact=\"disable\"> or constraint)")
     bound = distance.tolerance(model)
     worst, judged, left = None, 0, Counter()

@@ -25,6 +25,7 @@ import numpy as np
 from pytest_physlaw import mujoco_versions
 
 GEOM = mujoco.mjtGeom
+DSBL = mujoco.mjtDisableBit
 PLANE, HFIELD = int(GEOM.mjGEOM_PLANE), int(GEOM.mjGEOM_HFIELD)
 CHUNK = 256  # geoms a block of the pairwise sphere test: 256 x ngeom distances at a time
 ROUND_OFF = 1e-9  # of the model's extent: one geometric computation's round-off, far above eps's
@@ -105,9 +106,15 @@ def admitted(model: mujoco.MjModel, data: mujoco.MjData, pairs: Pairs) -> tuple[
     return pairs.where(keep), asleep
 
 
+def contacts_off(model: mujoco.MjModel) -> bool:
+    """Whether the model collides nothing (`<flag contact="disable">`, or constraints off)."""
+    return bool(model.opt.disableflags & (int(DSBL.mjDSBL_CONTACT) | int(DSBL.mjDSBL_CONSTRAINT)))
+
+
 def deepest_contacts(data: mujoco.MjData) -> dict[tuple[int, int], tuple[float, int]]:
-    """{(geom1, geom2) with geom1 < geom2: (the smallest `dist` of the pair's contacts, how many it has)} over `data`'s
-    contact list (what `mj_collision` found); a flex's contacts are left out (their side is an element, not a geom)."""
+    """{(geom1, geom2) with geom1 < geom2: (the smallest `dist` of the pair's contacts, that contact's index)} over
+    `data`'s contact list (what `mj_collision` found); a flex's contacts are left out (their side is an element, not a
+    geom)."""
     n = data.ncon
     if not n:
         return {}
@@ -115,12 +122,12 @@ def deepest_contacts(data: mujoco.MjData) -> dict[tuple[int, int], tuple[float, 
     flexes = mujoco_versions.contact_flexes(data)
     dist = np.asarray(data.contact.dist[:n], float)
     found: dict[tuple[int, int], tuple[float, int]] = {}
-    for (a, b), (fa, fb), d in zip(geoms.tolist(), flexes.tolist(), dist.tolist()):
+    for i, ((a, b), (fa, fb), d) in enumerate(zip(geoms.tolist(), flexes.tolist(), dist.tolist())):
         if a < 0 or b < 0 or fa >= 0 or fb >= 0:
             continue
         key = (min(a, b), max(a, b))
-        deepest, count = found.get(key, (d, 0))
-        found[key] = (min(d, deepest), count + 1)
+        if key not in found or d < found[key][0]:
+            found[key] = (d, i)
     return found
 
 

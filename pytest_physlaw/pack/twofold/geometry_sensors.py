@@ -36,7 +36,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw import mujoco_versions
-from pytest_physlaw.pack.readouts.sensors import apply_cutoff
+from pytest_physlaw.pack.readouts.sensors import apply_cutoff, named_sensors, timed
 from pytest_physlaw.pack.twofold import contact_overlap, surfaces
 
 SOURCE = ("MuJoCo XML reference (sensor/rangefinder, distance, normal, fromto); API reference (mj_ray, "
@@ -52,11 +52,6 @@ def _scale(model: mujoco.MjModel) -> float:
     return max(float(model.stat.extent), 1e-300)
 
 
-def _timed(model: mujoco.MjModel, s: int) -> bool:
-    return any(bool(np.any(np.asarray(getattr(model, f, np.zeros(model.nsensor)))[s] > 0))
-               for f in ("sensor_delay", "sensor_interval"))  # interval: (period, phase) on 3.4 on
-
-
 # -- rangefinders -------------------------------------------------------------------------------------------------
 
 def rangefinders(model: mujoco.MjModel) -> tuple[list[int], dict[int, str]]:
@@ -67,7 +62,7 @@ def rangefinders(model: mujoco.MjModel) -> tuple[list[int], dict[int, str]]:
             why[s] = "a camera's depth image"
         elif not mujoco_versions.rangefinder_reads_distance(model, s):
             why[s] = "reports no distance"
-        elif _timed(model, s):
+        elif timed(model, s):
             why[s] = "delayed or sampled"
         else:
             kept.append(s)
@@ -153,10 +148,10 @@ def test_rangefinders_read_the_first_surface(law, pack_model, twofold_states, mo
             if ratio >= worst[0]:
                 worst = (ratio, s, float(state.time), reading, hit)
     if not judged:
-        pytest.skip(f"{model_case}: no state where a rangefinder's ray can be judged ({_named(model, skipped)})")
+        pytest.skip(f"{model_case}: no state where a rangefinder's ray can be judged ({named_sensors(model, skipped)})")
     ratio, s, t, reading, hit = worst
     hit_text = "no surface" if hit == surfaces.NONE else f"a surface at {hit:.6g}"
-    left = f"; left out: {_named(model, {**why, **skipped})}" if why or skipped else ""
+    left = f"; left out: {named_sensors(model, {**why, **skipped})}" if why or skipped else ""
     law.check("rangefinder_error_over_margin", ratio, le=1.0, drift_abs=1.0,
               why=f"largest |reading - the ray's first hit on the geoms' own shapes| over 1e-9 of the model's "
                   f"extent, over {judged} rays x states; worst {_sensor_name(model, s)!r} at t = {t:.3f} s (reads "
@@ -192,7 +187,7 @@ def distance_sensors(model: mujoco.MjModel) -> tuple[list[int], dict[int, str]]:
             why[s] = "a heightfield or SDF geom"
         elif any(int(model.mesh_graphadr[m]) < 0 for m in meshes):
             why[s] = "a mesh without a convex hull"
-        elif _timed(model, s):
+        elif timed(model, s):
             why[s] = "delayed or sampled"
         else:
             kept.append(s)
@@ -290,7 +285,7 @@ def test_distance_sensors_span_their_geoms(law, pack_model, twofold_states, mode
             if ratio >= worst[0]:
                 worst = (ratio, s, part, float(state.time))
     ratio, s, part, t = worst
-    left = f"; left out: {_named(model, why)}" if why else ""
+    left = f"; left out: {named_sensors(model, why)}" if why else ""
     legacy = ("" if mujoco_versions.convex_solver_distances(model) else
               "; this model's convex pairs are measured by libccd's MPR or a pair's own collider with the cutoff as "
               "its margin (native CCD off, or a release before 3.3), whose distances and points are approximate")
@@ -310,13 +305,8 @@ def _skip_unless(model: mujoco.MjModel, case: str, sensors: list[int], why: dict
     if model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_SENSOR:
         pytest.skip(f"{case}: sensors disabled (<flag sensor=\"disable\">)")
     if not sensors:
-        pytest.skip(f"{case}: {none}" + (f" (left out: {_named(model, why)})" if why else ""))
+        pytest.skip(f"{case}: {none}" + (f" (left out: {named_sensors(model, why)})" if why else ""))
 
 
 def _sensor_name(model: mujoco.MjModel, s: int) -> str:
     return (model.sensor(s).name or str(s)) if s >= 0 else "-"
-
-
-def _named(model: mujoco.MjModel, why: dict[int, str]) -> str:
-    items = [f"{_sensor_name(model, s)} ({w})" for s, w in list(why.items())[:4]]
-    return ", ".join(items) + (f" and {len(why) - 4} more" if len(why) > 4 else "")

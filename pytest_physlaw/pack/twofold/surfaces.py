@@ -17,6 +17,7 @@ puts the exact hit. Left out (None): SDF geoms, whose surface is a plugin's, and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import mujoco
 import numpy as np
@@ -30,11 +31,11 @@ NONE = np.inf  # no hit
 TINY = 1e-300
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Shape:
     """A geom's shape at one state: its frame and what its kind needs (heights: a heightfield's samples in length
-    units, rows along y; triangles: a mesh's, (m, 3, 3) in the geom's frame; hull: its convex hull's outward unit
-    normals and offsets, n.x <= offset inside)."""
+    units, rows along y; a mesh's model and id, from which its triangles, their vertices and its convex hull are read
+    when a computation first asks for them: a ray wants the triangles, a support the vertices, a distance the hull)."""
 
     geom: int
     kind: int
@@ -43,11 +44,26 @@ class Shape:
     size: np.ndarray
     heights: np.ndarray | None = None
     hsize: np.ndarray | None = None
-    triangles: np.ndarray | None = None
-    hull: tuple[np.ndarray, np.ndarray] | None = None
+    model: mujoco.MjModel | None = None
+    mesh: int = -1
 
     def local(self, point: np.ndarray) -> np.ndarray:
         return self.mat.T @ (np.asarray(point, float) - self.pos)
+
+    @cached_property
+    def triangles(self) -> np.ndarray:
+        """A mesh's triangles, (m, 3, 3) in the geom's frame."""
+        return _triangles(self.model, self.mesh)
+
+    @cached_property
+    def vertices(self) -> np.ndarray:
+        """The vertices a mesh's triangles use, in the geom's frame."""
+        return np.unique(self.triangles.reshape(-1, 3), axis=0)
+
+    @cached_property
+    def hull(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """A mesh's convex hull: outward unit normals and offsets, n.x <= offset inside; None without one."""
+        return _hull(self.model, self.mesh)
 
 
 def shape(model: mujoco.MjModel, data: mujoco.MjData, geom: int) -> Shape | None:
@@ -62,8 +78,7 @@ def shape(model: mujoco.MjModel, data: mujoco.MjData, geom: int) -> Shape | None
         heights = np.asarray(model.hfield_data[adr: adr + nrow * ncol], float).reshape(nrow, ncol) * hsize[2]
         return Shape(geom, kind, pos, mat, size, heights=heights, hsize=hsize)
     if kind == MESH:
-        return Shape(geom, kind, pos, mat, size, triangles=_triangles(model, int(model.geom_dataid[geom])),
-                     hull=_hull(model, int(model.geom_dataid[geom])))
+        return Shape(geom, kind, pos, mat, size, model=model, mesh=int(model.geom_dataid[geom]))
     if kind in (PLANE, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX):
         return Shape(geom, kind, pos, mat, size)
     return None
@@ -279,7 +294,7 @@ def gap(s: Shape, point: np.ndarray) -> tuple[float, float]:
         far = float(np.max(normals @ p - offsets))
         if far <= 0:
             return far, far
-        verts = s.triangles.reshape(-1, 3)
+        verts = s.vertices
         return far, float(np.min(np.linalg.norm(verts - p, axis=1)))
     else:
         raise ValueError(f"geom {s.geom}: no distance to its kind {s.kind} is computed here")
@@ -303,7 +318,7 @@ def support(s: Shape, u: np.ndarray) -> float | None:
     if s.kind == BOX:
         return centre + float(np.abs(w) @ size)
     if s.kind == MESH:
-        return centre + float(np.max(s.triangles.reshape(-1, 3) @ w))
+        return centre + float(np.max(s.vertices @ w))
     return None
 
 
@@ -343,8 +358,3 @@ def _box_like(excess: np.ndarray) -> float:
     """Signed distance from how far the point lies beyond each pair of faces (a box's, or a cylinder's side and caps)."""
     outside = np.linalg.norm(np.maximum(excess, 0.0))
     return float(outside if outside > 0 else np.max(excess))
-
-
-def has_gap(s: Shape | None) -> bool:
-    """Whether `gap` measures this shape (a distance sensor's geom)."""
-    return s is not None and s.kind != HFIELD and (s.kind != MESH or s.hull is not None)
