@@ -27,4 +27,5 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
   own shape data.
 - `geometry_sensors`: a rangefinder reads its ray's first surface; a distance sensor's segment spans its geoms.
 - `contact_overlap`: a pair's deepest contact is as deep as its shapes overlap along the contact's normal.
+- `contact_normal`: a pair's deepest contact points along the direction its shapes overlap least.
 """

@@ -46,6 +46,7 @@ class Shape:
     hsize: np.ndarray | None = None
     model: mujoco.MjModel | None = None
     mesh: int = -1
+    points: np.ndarray | None = None  # a convex polytope's corners in the geom's frame (a heightfield's prism)
 
     def local(self, point: np.ndarray) -> np.ndarray:
         return self.mat.T @ (np.asarray(point, float) - self.pos)
@@ -57,7 +58,9 @@ class Shape:
 
     @cached_property
     def vertices(self) -> np.ndarray:
-        """The vertices a mesh's triangles use, in the geom's frame."""
+        """The vertices a mesh's triangles use (or a prism's corners), in the geom's frame."""
+        if self.points is not None:
+            return self.points
         return np.unique(self.triangles.reshape(-1, 3), axis=0)
 
     @cached_property
@@ -304,22 +307,79 @@ def gap(s: Shape, point: np.ndarray) -> tuple[float, float]:
 def support(s: Shape, u: np.ndarray) -> float | None:
     """The shape's extent along the unit world direction u, max over its points of x.u (as the collision sees it: a
     mesh's vertices, whose hull it is); None for a plane (unbounded) and a heightfield."""
-    u = np.asarray(u, float)
-    w = s.mat.T @ u  # u in the geom's frame
-    centre, size = float(s.pos @ u), s.size
+    found = supports(s, np.asarray(u, float)[None, :])
+    return None if found is None else float(found[0])
+
+
+def supports(s: Shape, directions: np.ndarray) -> np.ndarray | None:
+    """`support` along each row of `directions` (k, 3) at once."""
+    directions = np.asarray(directions, float)
+    w = directions @ s.mat  # each direction in the geom's frame
+    centre, size = directions @ s.pos, s.size
     if s.kind == SPHERE:
         return centre + size[0]
     if s.kind == CAPSULE:
-        return centre + size[1] * abs(w[2]) + size[0]
+        return centre + size[1] * np.abs(w[:, 2]) + size[0]
     if s.kind == ELLIPSOID:
-        return centre + float(np.linalg.norm(size * w))
+        return centre + np.linalg.norm(size * w, axis=1)
     if s.kind == CYLINDER:
-        return centre + size[1] * abs(w[2]) + size[0] * float(np.hypot(w[0], w[1]))
+        return centre + size[1] * np.abs(w[:, 2]) + size[0] * np.hypot(w[:, 0], w[:, 1])
     if s.kind == BOX:
-        return centre + float(np.abs(w) @ size)
+        return centre + np.abs(w) @ size
     if s.kind == MESH:
-        return centre + float(np.max(s.vertices @ w))
+        return centre + np.max(w @ s.vertices.T, axis=1)
     return None
+
+
+def support_point(s: Shape, u: np.ndarray) -> np.ndarray | None:
+    """A point of the shape farthest along the unit world direction u (world frame); None for a plane and a
+    heightfield. Ties (a box's face, a cylinder's cap) resolve to one of the tied points."""
+    u = np.asarray(u, float)
+    w = s.mat.T @ u
+    size = s.size
+    if s.kind == SPHERE:
+        local = size[0] * w
+    elif s.kind == CAPSULE:
+        local = size[0] * w + np.array([0.0, 0.0, size[1] * np.sign(w[2])])
+    elif s.kind == ELLIPSOID:
+        scaled = size * size * w
+        local = scaled / max(float(np.linalg.norm(size * w)), TINY)
+    elif s.kind == CYLINDER:
+        radial = np.hypot(w[0], w[1])
+        rim = size[0] * w[:2] / radial if radial > TINY else np.zeros(2)
+        local = np.array([rim[0], rim[1], size[1] * np.sign(w[2])])
+    elif s.kind == BOX:
+        local = size * np.sign(w)
+    elif s.kind == MESH:
+        local = s.vertices[int(np.argmax(s.vertices @ w))]
+    else:
+        return None
+    return s.pos + s.mat @ local
+
+
+def prisms(field: Shape, point: np.ndarray, margin: float) -> list[Shape]:
+    """The convex prisms MuJoCo collides a heightfield as (src/engine/engine_collision_convex.c, mjc_ConvexHField:
+    each cell's two triangles, split along the diagonal from its first corner to its opposite one, raised by the
+    pair's margin, each over the field's base) in the cells around `point` (world) and their neighbours."""
+    nrow, ncol = field.heights.shape
+    half = field.hsize[:2]
+    step = 2.0 * half / np.array([ncol - 1, nrow - 1])
+    local = field.local(point)
+    col, row = (int(np.floor((local[i] + half[i]) / step[i])) for i in range(2))
+
+    def corner(c: int, r: int) -> list[float]:
+        return [step[0] * c - half[0], step[1] * r - half[1], field.heights[r, c] + margin]
+
+    found = []
+    for r in range(max(0, row - 1), min(nrow - 1, row + 2)):
+        for c in range(max(0, col - 1), min(ncol - 1, col + 2)):
+            for top in ([corner(c, r + 1), corner(c, r), corner(c + 1, r + 1)],
+                        [corner(c, r), corner(c + 1, r + 1), corner(c + 1, r)]):
+                top = np.array(top)
+                base = top.copy()
+                base[:, 2] = -field.hsize[3]
+                found.append(Shape(field.geom, MESH, field.pos, field.mat, field.size, points=np.vstack([top, base])))
+    return found
 
 
 def overlap(first: Shape, second: Shape, u: np.ndarray) -> float | None:
