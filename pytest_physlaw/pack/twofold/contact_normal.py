@@ -40,7 +40,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack.twofold import distance, surfaces
-from pytest_physlaw.pack.twofold.contact_overlap import ANALYTIC, SHARE
+from pytest_physlaw.pack.twofold.contact_overlap import ANALYTIC, SHARE, worst_pair
 
 SOURCE = ("MuJoCo documentation, Computation (collision detection) and mjContact (frame); the separating-axis "
           "theorem and EPA (the penetration direction is the least overlap's)")
@@ -198,18 +198,7 @@ def test_contact_normal_is_least_overlap(law, pack_model, twofold_states, model_
     if distance.contacts_off(model):
         pytest.skip(f"{model_case}: contacts are off (<flag contact=\"disable\"> or constraint)")
     bound = distance.tolerance(model)
-    worst, judged, left = None, 0, Counter()
-    for state in twofold_states:
-        found, reasons = normal_apart(model, state, bound)
-        left.update(reasons)
-        judged += len(found)
-        for item in found:
-            if worst is None or item[0] > worst[0]:
-                worst = (*item, float(state.time))
-    named = "; ".join(f"{why}: {n} pair-states" for why, n in sorted(left.items()))
-    if worst is None:
-        pytest.skip(f"{model_case}: no overlapping geom pair judged at any state" + (f" (left out: {named})" if named
-                                                                                    else ""))
+    worst, judged, named = worst_pair(model, twofold_states, normal_apart, bound, model_case)
     ratio, (a, b), depth, found, t = worst
     law.check("normal_excess_over_bound", ratio, le=1.0, drift_abs=1.0,
               why=f"how much less the shapes overlap along a tilt of the deepest contact's normal than along it, "

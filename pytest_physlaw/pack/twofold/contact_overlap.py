@@ -83,17 +83,13 @@ def depth_apart(model: mujoco.MjModel, state: mujoco.MjData, bound: float) -> tu
     return out, left
 
 
-@pytest.mark.law("model-contact-depth-is-the-overlap", source=SOURCE)
-def test_contact_depth_is_the_overlap(law, pack_model, twofold_states, model_case) -> None:
-    """At each state, the deepest contact of each overlapping geom pair (MuJoCo measuring it exactly) reports the
-    depth by which the two shapes overlap along the contact's normal, from their own sizes, to 5 % of it."""
-    model = pack_model.model
-    if distance.contacts_off(model):
-        pytest.skip(f"{model_case}: contacts are off (<flag contact=\"disable\"> or constraint)")
-    bound = distance.tolerance(model)
+def worst_pair(model: mujoco.MjModel, states: list, measure, bound: float, model_case: str) -> tuple[tuple, int, str]:
+    """Run `measure(model, state, bound)` (-> ([(ratio, pair, depth, figure)], Counter of reasons)) over the states:
+    (the worst item with its state's time appended, how many pair-states were judged, the left-out reasons named);
+    skips, naming them, where no pair was judged at any state."""
     worst, judged, left = None, 0, Counter()
-    for state in twofold_states:
-        found, reasons = depth_apart(model, state, bound)
+    for state in states:
+        found, reasons = measure(model, state, bound)
         left.update(reasons)
         judged += len(found)
         for item in found:
@@ -103,6 +99,18 @@ def test_contact_depth_is_the_overlap(law, pack_model, twofold_states, model_cas
     if worst is None:
         pytest.skip(f"{model_case}: no overlapping geom pair judged at any state" + (f" (left out: {named})" if named
                                                                                     else ""))
+    return worst, judged, named
+
+
+@pytest.mark.law("model-contact-depth-is-the-overlap", source=SOURCE)
+def test_contact_depth_is_the_overlap(law, pack_model, twofold_states, model_case) -> None:
+    """At each state, the deepest contact of each overlapping geom pair (MuJoCo measuring it exactly) reports the
+    depth by which the two shapes overlap along the contact's normal, from their own sizes, to 5 % of it."""
+    model = pack_model.model
+    if distance.contacts_off(model):
+        pytest.skip(f"{model_case}: contacts are off (<flag contact=\"disable\"> or constraint)")
+    bound = distance.tolerance(model)
+    worst, judged, named = worst_pair(model, twofold_states, depth_apart, bound, model_case)
     ratio, (a, b), depth, found, t = worst
     law.check("depth_apart_over_bound", ratio, le=1.0, drift_abs=1.0,
               why=f"|the deepest contact's depth - the shapes' overlap along its normal| over 5 % of the depth + "
