@@ -136,6 +136,7 @@ from pytest_physlaw.pack.twofold.collision import (  # noqa: F401
 )
 from pytest_physlaw.pack.twofold.contact_overlap import test_contact_depth_is_the_overlap  # noqa: F401
 from pytest_physlaw.pack.twofold.contact_normal import test_contact_normal_is_least_overlap  # noqa: F401
+from pytest_physlaw.pack.twofold.as_written import test_compiled_as_written  # noqa: F401
 from pytest_physlaw.pack.twofold.constants import test_compiled_constants_are_the_mass_matrix  # noqa: F401
 from pytest_physlaw.pack.twofold.fused import test_fusing_static_bodies_keeps_the_dynamics  # noqa: F401
 from pytest_physlaw.pack.twofold.geometry_sensors import (  # noqa: F401

@@ -1,0 +1,141 @@
+"""What an MJCF file writes for each named element, read from its text: the attribute on the element itself, or else
+its default class's for the element's kind (the element's `class`, else the `childclass` of the nearest body or
+frame around it, else the top class `main`). A class starts as a copy of the class it is nested in as that class
+stands where the nested one is written, then takes its own settings: a later `<default class="main">` (an included
+file's) changes `main` and the classes written after it, not those written before (MuJoCo compiles gymnasium-
+robotics' Adroit hammer so: its board class keeps the built-in friction). A measure, no law: `twofold.as_written`
+compares it with the compiled model. Source: MuJoCo's XML reference (Default settings; include).
+
+Read as text with the standard library, apart from MuJoCo's parser: a release whose reader or compiler drops or
+mangles a value (3.10.0 compiled a damper's kv set in a default class as 0) disagrees with it. `<include>` files are
+read in place; what `<replicate>` or `<attach>` makes is not read (its names are the compiler's), nor are elements
+`<composite>`, `<flexcomp>` or a plugin make.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ACTUATOR_KINDS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle",
+                  "adhesion")
+NOT_READ = ("replicate", "attach", "composite", "flexcomp")  # their elements are the compiler's to name
+
+
+class Unreadable(Exception):
+    """The MJCF text cannot be read here (a missing include, malformed XML)."""
+
+
+@dataclass
+class Element:
+    """One element of the file: its tag, its own attributes, and its default class."""
+
+    tag: str
+    attrib: dict[str, str]
+    cls: str
+
+
+@dataclass
+class Mjcf:
+    """The file read: its compiler settings, its default classes ({class: {tag: attributes}}, each a copy of its
+    parent's where it is written, with its own settings over it), and its named elements by tag (`body` elements
+    carry their `inertial` child's attributes as `inertial:NAME`)."""
+
+    compiler: dict[str, str] = field(default_factory=dict)
+    defaults: dict[str, dict[str, dict[str, str]]] = field(default_factory=lambda: {"main": {}})
+    elements: dict[str, list[Element]] = field(default_factory=dict)
+    unnamed: int = 0
+
+    def written(self, element: Element, name: str, kinds: tuple[str, ...] | None = None) -> str | None:
+        """The attribute as written: on the element, else its class's default for one of `kinds` (the element's
+        own tag where None); None where nothing writes it."""
+        if name in element.attrib:
+            return element.attrib[name]
+        table = self.defaults.get(element.cls, {})
+        for tag in kinds or (element.tag,):
+            if name in table.get(tag, {}):
+                return table[tag][name]
+        return None
+
+    def default_tags(self, element: Element, kinds: tuple[str, ...]) -> set[str]:
+        """Which of `kinds` the element's class sets defaults for."""
+        return {tag for tag in self.defaults.get(element.cls, {}) if tag in kinds}
+
+
+def read(path: str | Path) -> Mjcf:
+    """Read the MJCF file at `path` (its includes in place)."""
+    path = Path(path)
+    root = _root(path)
+    found = Mjcf()
+    for compiler in root.iter("compiler"):
+        found.compiler.update(compiler.attrib)
+    for default in root.findall("default"):
+        _defaults(found, default, None)
+    for world in root.findall("worldbody"):
+        _tree(found, world, "main")
+    for section, tags in (("actuator", ACTUATOR_KINDS), ("tendon", ("spatial", "fixed"))):
+        for block in root.findall(section):
+            for child in block:
+                if child.tag in tags:
+                    _keep(found, child, child.get("class") or "main")
+    return found
+
+
+def _root(path: Path) -> ET.Element:
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError) as exc:
+        raise Unreadable(f"{path}: {exc}") from None
+    _inline(root, path.parent)
+    return root
+
+
+def _inline(element: ET.Element, folder: Path) -> None:
+    """Replace each <include file=...> under `element` by the included file's top-level children."""
+    for i, child in enumerate(list(element)):
+        if child.tag == "include":
+            included = _root(folder / child.get("file", ""))
+            element.remove(child)
+            for k, part in enumerate(list(included)):
+                element.insert(i + k, part)
+        else:
+            _inline(child, folder)
+
+
+def _defaults(found: Mjcf, default: ET.Element, parent: str | None) -> None:
+    """Read one <default> in document order: a nested class starts as its parent's copy as it stands here."""
+    name = default.get("class") or ("main" if parent is None else None)
+    if name is None:
+        return  # a nested default without a class: MuJoCo refuses it
+    if name not in found.defaults:
+        base = found.defaults.get(parent or "main", {})
+        found.defaults[name] = {tag: dict(attrib) for tag, attrib in base.items()}
+    table = found.defaults[name]
+    for child in default:
+        if child.tag == "default":
+            _defaults(found, child, name)
+        else:
+            table.setdefault(child.tag, {}).update(child.attrib)
+
+
+def _tree(found: Mjcf, node: ET.Element, inherited: str) -> None:
+    """Walk a body tree: bodies and frames pass their childclass down; joints and geoms take their own class."""
+    for child in node:
+        if child.tag in NOT_READ:
+            continue
+        if child.tag in ("body", "frame"):
+            if child.tag == "body":
+                inertial = child.find("inertial")
+                extra = {f"inertial:{k}": v for k, v in inertial.attrib.items()} if inertial is not None else {}
+                _keep(found, ET.Element("body", dict(child.attrib, **extra)), inherited)
+            _tree(found, child, child.get("childclass") or inherited)
+        elif child.tag in ("joint", "geom"):
+            _keep(found, child, child.get("class") or inherited)
+
+
+def _keep(found: Mjcf, element: ET.Element, cls: str) -> None:
+    if not element.get("name"):
+        found.unnamed += 1
+        return
+    found.elements.setdefault(element.tag, []).append(Element(element.tag, dict(element.attrib), cls))
