@@ -28,6 +28,6 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `geometry_sensors`: a rangefinder reads its ray's first surface; a distance sensor's segment spans its geoms.
 - `contact_overlap`: a pair's deepest contact is as deep as its shapes overlap along the contact's normal.
 - `contact_normal`: a pair's deepest contact points along the direction its shapes overlap least.
-- `mjcf_text` (a measure): what an MJCF file writes for each named element, defaults resolved, read from its text.
+- `mjcf_text` (a measure): what an MJCF file writes for each element, defaults resolved, read from its text.
 - `as_written`: a model compiles to what its MJCF writes.
 """

@@ -1,5 +1,5 @@
-"""A model compiles to what its MJCF writes: each named joint's, geom's, tendon's and actuator's physical attributes,
-and each named body's `<inertial>`, written on the element or inherited from its default class, are the compiled
+"""A model compiles to what its MJCF writes: each joint's, geom's, tendon's and actuator's physical attributes, and
+each body's `<inertial>`, written on the element or inherited from its default class, are the compiled
 model's values, converted as MuJoCo's XML reference documents them (degrees to radians for hinge and ball ranges; a
 position servo's kp as gain and bias, a damper's kv as its gain; an inertial's principal moments turned by its
 orientation, any of quat, euler, axisangle, xyaxes and zaxis, or its full tensor). The second computation is the
@@ -9,9 +9,11 @@ any run. Source: MuJoCo's XML reference (joint, geom, tendon, actuator shortcuts
 eulerseq; default classes).
 
 Bound: 1e-9 of each value's size (MuJoCo and Python read decimal text to the same doubles; a full inertia is
-diagonalized by the compiler, to far below that), 1e-12 absolute. Left out, and named: unnamed elements (no name to
-find them by), elements of `<replicate>`, `<attach>`, `<composite>`, `<flexcomp>`, names the compiled model lacks (a
-body fused into its parent), a shortcut's kp and kv where its class chain also sets another actuator kind's defaults
+diagonalized by the compiler, to far below that), 1e-12 absolute. An element is found by the compiler's order
+where the file's elements of its kind line up one to one with the model's (every named one at its name's id), else
+by its name. Left out, and named: unnamed elements that do not line up (a `<replicate>`, `<attach>`, `<composite>`
+or `<flexcomp>` adds elements this reading does not see), names the compiled model lacks (a body fused into its
+parent), a shortcut's kp and kv where its class chain also sets another actuator kind's defaults
 (MuJoCo's shortcuts then share one default actuator), several numbers where this reading expects one, and every
 inertial where the compiler rewrites inertia (`inertiafromgeom="true"`, `boundmass`, `boundinertia`,
 `balanceinertia`, `settotalmass`).
@@ -83,73 +85,90 @@ class Comparison:
 
 
 def compare(model: mujoco.MjModel, mjcf: Mjcf) -> Comparison:
-    """Every written value of the named elements against the compiled model."""
+    """Every written value of the file's elements against the compiled model."""
     out = Comparison()
     degrees = mjcf.compiler.get("angle", "degree") != "radian"
-    for element in mjcf.elements.get("joint", []):
-        _joint(model, mjcf, element, degrees, out)
-    for element in mjcf.elements.get("geom", []):
-        _geom(model, mjcf, element, out)
-    for tag in ("spatial", "fixed"):
-        for element in mjcf.elements.get(tag, []):
-            _tendon(model, mjcf, element, out)
-    for tag in ACTUATOR_KINDS:
-        for element in mjcf.elements.get(tag, []):
-            _actuator(model, mjcf, element, out)
+    for element, j in matched(model, mjcf, ("joint", "freejoint"), OBJ.mjOBJ_JOINT, model.njnt, out):
+        _joint(model, mjcf, element, j, degrees, out)
+    for element, g in matched(model, mjcf, ("geom",), OBJ.mjOBJ_GEOM, model.ngeom, out):
+        _geom(model, mjcf, element, g, out)
+    for element, t in matched(model, mjcf, ("spatial", "fixed"), OBJ.mjOBJ_TENDON, model.ntendon, out):
+        _tendon(model, mjcf, element, t, out)
+    for element, a in matched(model, mjcf, ACTUATOR_KINDS, OBJ.mjOBJ_ACTUATOR, model.nu, out):
+        _actuator(model, mjcf, element, a, out)
     rewrites = [k for k in REWRITES_INERTIA if k in mjcf.compiler]
     if mjcf.compiler.get("inertiafromgeom") == "true":
         rewrites.append("inertiafromgeom")
-    for element in mjcf.elements.get("body", []):
+    for element, b in matched(model, mjcf, ("body",), OBJ.mjOBJ_BODY, model.nbody - 1, out, first=1):
         if rewrites:
             out.left[f"inertials (the compiler rewrites them: {', '.join(rewrites)})"] += 1
         else:
-            _inertial(model, mjcf, element, degrees, out)
+            _inertial(model, mjcf, element, b, degrees, out)
     return out
 
 
-def _id(model: mujoco.MjModel, kind: OBJ, element: Element, out: Comparison) -> int:
-    found = mujoco.mj_name2id(model, kind, element.attrib["name"])
-    if found < 0:
-        out.left["names the compiled model lacks"] += 1
-    return found
+def matched(model: mujoco.MjModel, mjcf: Mjcf, tags: tuple[str, ...], kind: OBJ, count: int, out: Comparison,
+            first: int = 0) -> list[tuple[Element, int]]:
+    """Each element of `tags` with its compiled id: all of them by the compiler's order where the file holds as
+    many as the model and every named one sits at its name's id; else the named ones by name."""
+    elements = mjcf.in_order(tags)
+    ids = [mujoco.mj_name2id(model, kind, element.name) if element.name else -1 for element in elements]
+    if len(elements) == count and all(i == first + k for k, i in enumerate(ids) if elements[k].name):
+        return [(element, first + k) for k, element in enumerate(elements)]
+    pairs = []
+    for element, i in zip(elements, ids):
+        if i >= 0:
+            pairs.append((element, i))
+        elif element.name:
+            out.left["names the compiled model lacks"] += 1
+        else:
+            plural = {"body": "bodies", "spatial": "tendons", "general": "actuators"}.get(tags[0], tags[0] + "s")
+            out.left[f"unnamed {plural} (the file's {len(elements)} are not the compiled {count})"] += 1
+    return pairs
 
 
-def _joint(model: mujoco.MjModel, mjcf: Mjcf, element: Element, degrees: bool, out: Comparison) -> None:
-    j = _id(model, OBJ.mjOBJ_JOINT, element, out)
-    if j < 0:
-        return
-    name = f"joint {element.attrib['name']!r}"
-    kind = mjcf.written(element, "type") or "hinge"
+def _label(element: Element, i: int) -> str:
+    return f"{element.tag} {element.name!r}" if element.name else f"{element.tag} #{i} (unnamed)"
+
+
+def _joint(model: mujoco.MjModel, mjcf: Mjcf, element: Element, j: int, degrees: bool, out: Comparison) -> None:
+    name = _label(element, j)
+    # <freejoint> is <joint type="free"> with stiffness, damping, frictionloss and armature 0, no class defaults
+    free = element.tag == "freejoint"
+    written = (lambda attr: {"type": "free"}.get(attr, "0" if attr in ("stiffness", "damping", "frictionloss",
+                                                                      "armature") else None)) if free else \
+        (lambda attr: mjcf.written(element, attr, ("joint",)))
+    kind = written("type") or "hinge"
     if kind not in JOINT_TYPES:
         out.left["joint types this reading does not know"] += 1
         return
     out.add(f"{name} type ({kind})", np.array([JOINT_TYPES[kind]], float), [model.jnt_type[j]])
     dofs = slice(int(model.jnt_dofadr[j]), int(model.jnt_dofadr[j]) + {0: 6, 1: 3}.get(JOINT_TYPES[kind], 1))
-    sprung = _numbers(mjcf.written(element, "springdamper"))
+    sprung = _numbers(written("springdamper"))
     if sprung is not None and np.any(sprung != 0):
         out.left["joints whose springdamper sets their stiffness and damping"] += 1
     else:
-        value = _one(mjcf.written(element, "damping"), out)
+        value = _one(written("damping"), out)
         if value is not None:
             out.add(f"{name} damping", np.full(dofs.stop - dofs.start, value[0]), model.dof_damping[dofs])
-        out.add(f"{name} stiffness", _one(mjcf.written(element, "stiffness"), out), [model.jnt_stiffness[j]])
+        out.add(f"{name} stiffness", _one(written("stiffness"), out), [model.jnt_stiffness[j]])
     for attr, array in (("armature", model.dof_armature), ("frictionloss", model.dof_frictionloss)):
-        value = _one(mjcf.written(element, attr), out)
+        value = _one(written(attr), out)
         if value is not None:
             out.add(f"{name} {attr}", np.full(dofs.stop - dofs.start, value[0]), array[dofs])
-    span = _numbers(mjcf.written(element, "range"))
-    limited = _limited(mjcf, element, span is not None)
+    span = _numbers(written("range"))
+    # a free joint is never limited, whatever its class writes (MuJoCo's own test: user/testdata/auto_limits.xml)
+    limited = kind != "free" and _limited(mjcf, written("limited"), span is not None)
     out.add(f"{name} limited", np.array([float(limited)]), [model.jnt_limited[j]])
-    if span is not None and len(span) == 2:
+    if span is not None and len(span) == 2 and kind != "free":
         # the compiler turns a limited hinge's or ball's range from degrees; an unlimited one's stays as written
         unit = math.pi / 180.0 if degrees and limited and kind in ("hinge", "ball") else 1.0
         out.add(f"{name} range", span * unit, model.jnt_range[j])
 
 
-def _limited(mjcf: Mjcf, element: Element, ranged: bool) -> bool:
+def _limited(mjcf: Mjcf, text: str | None, ranged: bool) -> bool:
     """Whether the joint is limited as written: limited="true"/"false", else (auto, or unset) where it has a range
     and the compiler's autolimits is on (MuJoCo's default)."""
-    text = mjcf.written(element, "limited")
     if text in ("true", "false"):
         return text == "true"
     return ranged and mjcf.compiler.get("autolimits", "true") == "true"
@@ -163,33 +182,25 @@ def _one(text: str | None, out: Comparison) -> np.ndarray | None:
     return value
 
 
-def _geom(model: mujoco.MjModel, mjcf: Mjcf, element: Element, out: Comparison) -> None:
-    g = _id(model, OBJ.mjOBJ_GEOM, element, out)
-    if g < 0:
-        return
-    name = f"geom {element.attrib['name']!r}"
+def _geom(model: mujoco.MjModel, mjcf: Mjcf, element: Element, g: int, out: Comparison) -> None:
+    name = _label(element, g)
     for attr, array in (("friction", model.geom_friction[g]), ("solref", model.geom_solref[g]),
                         ("solimp", model.geom_solimp[g]), ("margin", [model.geom_margin[g]]),
                         ("gap", [model.geom_gap[g]]), ("condim", [model.geom_condim[g]]),
-                        ("priority", [model.geom_priority[g]])):
+                        ("priority", [model.geom_priority[g]]), ("solmix", [model.geom_solmix[g]]),
+                        ("contype", [model.geom_contype[g]]), ("conaffinity", [model.geom_conaffinity[g]])):
         out.add(f"{name} {attr}", _numbers(mjcf.written(element, attr)), array)
 
 
-def _tendon(model: mujoco.MjModel, mjcf: Mjcf, element: Element, out: Comparison) -> None:
-    t = _id(model, OBJ.mjOBJ_TENDON, element, out)
-    if t < 0:
-        return
-    name = f"tendon {element.attrib['name']!r}"
+def _tendon(model: mujoco.MjModel, mjcf: Mjcf, element: Element, t: int, out: Comparison) -> None:
+    name = _label(element, t)
     for attr, array in (("stiffness", model.tendon_stiffness[t]), ("damping", model.tendon_damping[t]),
                         ("frictionloss", [model.tendon_frictionloss[t]]), ("range", model.tendon_range[t])):
         out.add(f"{name} {attr}", _numbers(mjcf.written(element, attr, ("tendon",))), array)
 
 
-def _actuator(model: mujoco.MjModel, mjcf: Mjcf, element: Element, out: Comparison) -> None:
-    a = _id(model, OBJ.mjOBJ_ACTUATOR, element, out)
-    if a < 0:
-        return
-    name = f"{element.tag} {element.attrib['name']!r}"
+def _actuator(model: mujoco.MjModel, mjcf: Mjcf, element: Element, a: int, out: Comparison) -> None:
+    name = _label(element, a)
     others = mjcf.default_tags(element, ACTUATOR_KINDS) - {element.tag}
     for attr, array in (("gear", model.actuator_gear[a]), ("ctrlrange", model.actuator_ctrlrange[a]),
                         ("forcerange", model.actuator_forcerange[a])):
@@ -213,14 +224,11 @@ def _actuator(model: mujoco.MjModel, mjcf: Mjcf, element: Element, out: Comparis
             out.add(f"{name} {attr} ({array}[{index}])", sign * value, [getattr(model, array)[a][index]])
 
 
-def _inertial(model: mujoco.MjModel, mjcf: Mjcf, element: Element, degrees: bool, out: Comparison) -> None:
+def _inertial(model: mujoco.MjModel, mjcf: Mjcf, element: Element, b: int, degrees: bool, out: Comparison) -> None:
     attrib = {k.split(":", 1)[1]: v for k, v in element.attrib.items() if k.startswith("inertial:")}
     if not attrib:
         return
-    b = _id(model, OBJ.mjOBJ_BODY, element, out)
-    if b < 0:
-        return
-    name = f"body {element.attrib['name']!r} inertial"
+    name = _label(element, b) + " inertial"
     out.add(f"{name} mass", _one(attrib.get("mass"), out), [model.body_mass[b]])
     out.add(f"{name} pos", _numbers(attrib.get("pos")), model.body_ipos[b])
     written = _tensor(attrib, mjcf.compiler, degrees)
@@ -284,7 +292,8 @@ def orientation(attrib: dict[str, str], compiler: dict[str, str], degrees: bool)
         z = values / np.linalg.norm(values)
         axis = np.cross([0.0, 0.0, 1.0], z)
         sine = float(np.linalg.norm(axis))
-        if sine > 1e-12:
+        # the compiler (user_util.cc: mjuu_z2quat, mjuu_normvec) takes a squared sine under 1e-14 as no turn
+        if sine * sine >= 1e-14:
             return _about(axis / sine, math.atan2(sine, z[2]))
         return np.eye(3) if z[2] > 0 else np.diag([1.0, -1.0, -1.0])  # along -z: half a turn about x
     return None
@@ -298,7 +307,7 @@ def _about(axis: np.ndarray, angle: float) -> np.ndarray:
 
 @pytest.mark.law("model-compiled-as-written", source=SOURCE)
 def test_compiled_as_written(law, pack_model, model_case) -> None:
-    """Each named element's physical attributes, as its MJCF file writes them (on the element or from its default
+    """Each element's physical attributes, as its MJCF file writes them (on the element or from its default
     class), are the compiled model's, to 1e-9 of their size."""
     try:
         mjcf = mjcf_text.read(pack_model.path)
@@ -306,12 +315,10 @@ def test_compiled_as_written(law, pack_model, model_case) -> None:
         pytest.skip(f"{model_case}: the MJCF text cannot be read here ({exc})")
     compared = compare(pack_model.model, mjcf)
     left = dict(compared.left)
-    if mjcf.unnamed:
-        left["unnamed elements"] = mjcf.unnamed
     named = "; ".join(f"{why}: {n}" for why, n in sorted(left.items()))
     worst = compared.worst()
     if worst is None:
-        pytest.skip(f"{model_case}: no named element writes a value this law compares" + (f" (left out: {named})"
+        pytest.skip(f"{model_case}: no element writes a value this law compares" + (f" (left out: {named})"
                                                                                           if named else ""))
     ratio, what, written, compiled = worst
     law.check("apart_over_round_off", ratio, le=1.0, drift_abs=1.0,

@@ -1,4 +1,4 @@
-"""What an MJCF file writes for each named element, read from its text: the attribute on the element itself, or else
+"""What an MJCF file writes for each element, read from its text: the attribute on the element itself, or else
 its default class's for the element's kind (the element's `class`, else the `childclass` of the nearest body or
 frame around it, else the top class `main`). A class starts as a copy of the class it is nested in as that class
 stands where the nested one is written, then takes its own settings: a later `<default class="main">` (an included
@@ -34,18 +34,24 @@ class Element:
     tag: str
     attrib: dict[str, str]
     cls: str
+    order: int = 0  # its place in the file, among all elements read
+    body: int = -1  # the body it belongs to, in the compiler's order (world 0); -1 outside the body tree
+
+    @property
+    def name(self) -> str | None:
+        return self.attrib.get("name") or None
 
 
 @dataclass
 class Mjcf:
     """The file read: its compiler settings, its default classes ({class: {tag: attributes}}, each a copy of its
-    parent's where it is written, with its own settings over it), and its named elements by tag (`body` elements
-    carry their `inertial` child's attributes as `inertial:NAME`)."""
+    parent's where it is written, with its own settings over it), and its elements by tag (`body` elements
+    carry their `inertial` child's attributes as `inertial:NAME`), named or not, in the file's order."""
 
     compiler: dict[str, str] = field(default_factory=dict)
     defaults: dict[str, dict[str, dict[str, str]]] = field(default_factory=lambda: {"main": {}})
     elements: dict[str, list[Element]] = field(default_factory=dict)
-    unnamed: int = 0
+    bodies: int = 1  # the world and each body read
 
     def written(self, element: Element, name: str, kinds: tuple[str, ...] | None = None) -> str | None:
         """The attribute as written: on the element, else its class's default for one of `kinds` (the element's
@@ -58,6 +64,13 @@ class Mjcf:
                 return table[tag][name]
         return None
 
+    def in_order(self, tags: tuple[str, ...]) -> list[Element]:
+        """The elements of `tags` in the order MuJoCo's compiler numbers them: by body (depth first, the world
+        first), and within a body, or a section, as written (a child body's joints and geoms come after all of
+        its parent's, wherever the file writes them)."""
+        found = [element for tag in tags for element in self.elements.get(tag, [])]
+        return sorted(found, key=lambda element: (element.body, element.order))
+
     def default_tags(self, element: Element, kinds: tuple[str, ...]) -> set[str]:
         """Which of `kinds` the element's class sets defaults for."""
         return {tag for tag in self.defaults.get(element.cls, {}) if tag in kinds}
@@ -67,13 +80,15 @@ def read(path: str | Path) -> Mjcf:
     """Read the MJCF file at `path` (its includes in place)."""
     path = Path(path)
     root = _root(path)
+    if root.tag != "mujoco":
+        raise Unreadable(f"{path}: not MJCF (its root is <{root.tag}>, not <mujoco>)")
     found = Mjcf()
     for compiler in root.iter("compiler"):
         found.compiler.update(compiler.attrib)
     for default in root.findall("default"):
         _defaults(found, default, None)
     for world in root.findall("worldbody"):
-        _tree(found, world, "main")
+        _tree(found, world, "main", 0)
     for section, tags in (("actuator", ACTUATOR_KINDS), ("tendon", ("spatial", "fixed"))):
         for block in root.findall(section):
             for child in block:
@@ -119,23 +134,25 @@ def _defaults(found: Mjcf, default: ET.Element, parent: str | None) -> None:
             table.setdefault(child.tag, {}).update(child.attrib)
 
 
-def _tree(found: Mjcf, node: ET.Element, inherited: str) -> None:
-    """Walk a body tree: bodies and frames pass their childclass down; joints and geoms take their own class."""
+def _tree(found: Mjcf, node: ET.Element, inherited: str, body: int) -> None:
+    """Walk a body tree in the file's order (the compiler numbers bodies so): bodies and frames pass their
+    childclass down, a frame's elements belong to the body around it; joints and geoms take their own class."""
     for child in node:
         if child.tag in NOT_READ:
             continue
-        if child.tag in ("body", "frame"):
-            if child.tag == "body":
-                inertial = child.find("inertial")
-                extra = {f"inertial:{k}": v for k, v in inertial.attrib.items()} if inertial is not None else {}
-                _keep(found, ET.Element("body", dict(child.attrib, **extra)), inherited)
-            _tree(found, child, child.get("childclass") or inherited)
-        elif child.tag in ("joint", "geom"):
-            _keep(found, child, child.get("class") or inherited)
+        if child.tag == "body":
+            inertial = child.find("inertial")
+            extra = {f"inertial:{k}": v for k, v in inertial.attrib.items()} if inertial is not None else {}
+            own = found.bodies
+            found.bodies += 1
+            _keep(found, ET.Element("body", dict(child.attrib, **extra)), inherited, own)
+            _tree(found, child, child.get("childclass") or inherited, own)
+        elif child.tag == "frame":
+            _tree(found, child, child.get("childclass") or inherited, body)
+        elif child.tag in ("joint", "freejoint", "geom"):
+            _keep(found, child, child.get("class") or inherited, body)
 
 
-def _keep(found: Mjcf, element: ET.Element, cls: str) -> None:
-    if not element.get("name"):
-        found.unnamed += 1
-        return
-    found.elements.setdefault(element.tag, []).append(Element(element.tag, dict(element.attrib), cls))
+def _keep(found: Mjcf, element: ET.Element, cls: str, body: int = -1) -> None:
+    order = sum(len(elements) for elements in found.elements.values())
+    found.elements.setdefault(element.tag, []).append(Element(element.tag, dict(element.attrib), cls, order, body))
