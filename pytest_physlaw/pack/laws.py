@@ -144,6 +144,8 @@ from pytest_physlaw.pack.twofold.geometry_sensors import (  # noqa: F401
 from pytest_physlaw.pack.twofold.islands import test_islands_and_one_solve_agree  # noqa: F401
 from pytest_physlaw.pack.twofold.jacobian import test_dense_and_sparse_jacobian_solve_alike  # noqa: F401
 from pytest_physlaw.pack.twofold.mass import test_mass_matrix_and_its_factor_agree  # noqa: F401
+from pytest_physlaw.pack.twofold.body_inertias import test_mass_matrix_is_its_bodies  # noqa: F401
+from pytest_physlaw.pack.twofold.bias_force import test_bias_force_is_its_bodies  # noqa: F401
 from pytest_physlaw.pack.twofold.residuals import test_constraint_residuals_change_as_their_jacobian_says  # noqa: F401
 from pytest_physlaw.pack.twofold.midphase import test_midphase_prunes_no_contact  # noqa: F401
 from pytest_physlaw.pack.twofold.order import test_actuator_order_is_no_physics  # noqa: F401

@@ -31,10 +31,11 @@ PARTS = """<mujoco>
 </mujoco>"""
 SCENE = """<mujoco model="an arm written through classes">
   <compiler autolimits="true"/>
+  <option timestep=".004" integrator="implicitfast" cone="elliptic" gravity="0 0 -9.7" impratio="3"/>
   <default>
     <joint damping=".2" armature=".01"/>
     <default class="arm">
-      <joint range="-90 90" frictionloss=".05"/>
+      <joint range="-90 90" frictionloss=".05" solreflimit=".03 1" margin=".01" solimpfriction=".8 .9 .002 .5 2"/>
       <geom solref=".01 1" margin=".001"/>
       <default class="stiff"><joint stiffness="3" damping=".5"/></default>
     </default>
@@ -70,14 +71,14 @@ SCENE = """<mujoco model="an arm written through classes">
         <inertial pos="0 0 0" mass=".1" fullinertia=".004 .005 .006 .001 0 -.0005"/>
       </body>
     </body>
-    <body name="ball" pos="1 1 1">
+    <body name="ball" pos="1 1 1" gravcomp=".5">
       <freejoint/>
       <geom type="sphere" size=".05"/>
       <inertial pos="0 0 0" mass=".2" diaginertia=".001 .002 .003" zaxis="0 1 1"/>
     </body>
   </worldbody>
   <tendon>
-    <fixed name="couple" stiffness="4" range="-.5 .5" frictionloss=".1">
+    <fixed name="couple" stiffness="4" range="-.5 .5" frictionloss=".1" margin=".02" solreflimit=".05 .8">
       <joint joint="shoulder" coef="1"/><joint joint="elbow" coef="-1"/>
     </fixed>
   </tendon>
@@ -119,7 +120,9 @@ def test_the_arm_compiles_to_what_its_classes_and_include_write(tmp_path: Path) 
     for expected in ("damper 'included brake' kv", "position 'lift' kp", "general #2 (unnamed) gainprm",
                      "velocity #3 (unnamed) kv", "body 'tab' inertial inertia", "body 'ball' inertial inertia",
                      "freejoint #4 (unnamed) damping", "joint 'elbow' stiffness", "geom #1 (unnamed) condim",
-                     "fixed 'couple' stiffness", "geom 'fin' priority"):
+                     "fixed 'couple' stiffness", "geom 'fin' priority", "option integrator", "option gravity",
+                     "joint 'shoulder' solreflimit", "joint 'elbow' solimpfriction", "fixed 'couple' solreflimit",
+                     "body 'ball' gravcomp"):
         assert expected in whats, expected
     _sound(compared)
 
@@ -142,7 +145,8 @@ def test_elements_line_up_in_the_compilers_order(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("fault", ["damper kv zeroed (3.10.0)", "inertial turn dropped (3.2.3)", "range in degrees",
-                                   "friction", "free joint damped", "tendon stiffness"])
+                                   "friction", "free joint damped", "tendon stiffness", "timestep", "integrator",
+                                   "limit's solref"])
 def test_a_value_the_compiler_lost_fails(tmp_path: Path, fault: str) -> None:
     model, mjcf = _written(tmp_path)
     if fault.startswith("damper"):
@@ -155,6 +159,12 @@ def test_a_value_the_compiler_lost_fails(tmp_path: Path, fault: str) -> None:
         model.geom_friction[4, 0] *= 1 + 1e-6
     elif fault == "free joint damped":
         model.dof_damping[-1] = 0.2
+    elif fault == "timestep":
+        model.opt.timestep = 0.002
+    elif fault == "integrator":
+        model.opt.integrator = mujoco.mjtIntegrator.mjINT_EULER
+    elif fault == "limit's solref":
+        model.jnt_solref[0, 0] = 0.02
     else:
         model.tendon_stiffness[0] = 0.0
     ratio, what = _worst(model, mjcf)
@@ -195,9 +205,10 @@ def test_radians_and_unlimited_ranges_are_read_as_written(tmp_path: Path) -> Non
 
 
 def test_what_does_not_line_up_is_left_out_naming_why(tmp_path: Path) -> None:
-    replicated = SCENE.replace('<body name="ball" pos="1 1 1">',
+    replicated = SCENE.replace('<body name="ball" pos="1 1 1" gravcomp=".5">',
                                '<replicate count="2" offset=".1 0 0"><body pos="2 0 1"><joint/><geom size=".01"/>'
-                               '</body></replicate><body name="ball" pos="1 1 1">')
+                               '</body></replicate><body name="ball" pos="1 1 1" gravcomp=".5">')
+    assert replicated != SCENE
     model, mjcf = _written(tmp_path, replicated.replace("<compiler autolimits=\"true\"/>",
                                                         '<compiler autolimits="true" boundmass=".01"/>'))
     compared = W.compare(model, mjcf)

@@ -30,4 +30,6 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `contact_normal`: a pair's deepest contact points along the direction its shapes overlap least.
 - `mjcf_text` (a measure): what an MJCF file writes for each element, defaults resolved, read from its text.
 - `as_written`: a model compiles to what its MJCF writes.
+- `body_inertias`: the mass matrix is the sum of its bodies' inertias through their Jacobians, plus armature.
+- `bias_force`: the bias force is what the bodies need to move at constant joint velocities and hold against gravity.
 """

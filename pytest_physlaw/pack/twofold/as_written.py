@@ -1,22 +1,24 @@
-"""A model compiles to what its MJCF writes: each joint's, geom's, tendon's and actuator's physical attributes, and
-each body's `<inertial>`, written on the element or inherited from its default class, are the compiled
-model's values, converted as MuJoCo's XML reference documents them (degrees to radians for hinge and ball ranges; a
-position servo's kp as gain and bias, a damper's kv as its gain; an inertial's principal moments turned by its
-orientation, any of quat, euler, axisangle, xyaxes and zaxis, or its full tensor). The second computation is the
-file's text read apart from MuJoCo's parser (`twofold.mjcf_text`): a release whose reader or compiler loses a value
-(3.10.0: a damper's kv from a default class compiled as 0; 3.2.3: an inertial's euler ignored) is seen here before
-any run. Source: MuJoCo's XML reference (joint, geom, tendon, actuator shortcuts, inertial; compiler angle and
-eulerseq; default classes).
+"""A model compiles to what its MJCF writes: its `<option>`, each joint's, geom's, tendon's and actuator's physical
+attributes (a joint's and tendon's limit and friction solver parameters among them), and each body's `<inertial>`
+and gravcomp, written on the element or inherited from its default class, are the compiled model's values,
+converted as MuJoCo's XML reference documents them (degrees to radians for hinge and ball ranges; a position
+servo's kp as gain and bias, a damper's kv as its gain; an inertial's principal moments turned by its orientation,
+any of quat, euler, axisangle, xyaxes and zaxis, or its full tensor; an option's keyword as MuJoCo's enum). The
+second computation is the file's text read apart from MuJoCo's parser (`twofold.mjcf_text`): a release whose reader
+or compiler loses a value (3.10.0: a damper's kv from a default class compiled as 0; 3.2.3: an inertial's euler
+ignored) is seen here before any run. Source: MuJoCo's XML reference (option, joint, geom, tendon, actuator
+shortcuts, inertial; compiler angle and eulerseq; default classes).
 
 Bound: 1e-9 of each value's size (MuJoCo and Python read decimal text to the same doubles; a full inertia is
 diagonalized by the compiler, to far below that), 1e-12 absolute. An element is found by the compiler's order
 where the file's elements of its kind line up one to one with the model's (every named one at its name's id), else
 by its name. Left out, and named: unnamed elements that do not line up (a `<replicate>`, `<attach>`, `<composite>`
 or `<flexcomp>` adds elements this reading does not see), names the compiled model lacks (a body fused into its
-parent), a shortcut's kp and kv where its class chain also sets another actuator kind's defaults
-(MuJoCo's shortcuts then share one default actuator), several numbers where this reading expects one, and every
-inertial where the compiler rewrites inertia (`inertiafromgeom="true"`, `boundmass`, `boundinertia`,
-`balanceinertia`, `settotalmass`).
+parent), a shortcut's kp and kv where its class chain also sets another actuator kind's defaults (MuJoCo's
+shortcuts then share one default actuator), several numbers where this reading expects one, every inertial where
+the compiler rewrites inertia (`inertiafromgeom="true"`, `boundmass`, `boundinertia`, `balanceinertia`,
+`settotalmass`), the options of a file that attaches another model (its settings may merge), and attributes a
+release lacks.
 
 Measured figures and commands: docs/second-computations.md ("A model compiles to what its file writes").
 """
@@ -88,6 +90,7 @@ def compare(model: mujoco.MjModel, mjcf: Mjcf) -> Comparison:
     """Every written value of the file's elements against the compiled model."""
     out = Comparison()
     degrees = mjcf.compiler.get("angle", "degree") != "radian"
+    _options(model, mjcf, out)
     for element, j in matched(model, mjcf, ("joint", "freejoint"), OBJ.mjOBJ_JOINT, model.njnt, out):
         _joint(model, mjcf, element, j, degrees, out)
     for element, g in matched(model, mjcf, ("geom",), OBJ.mjOBJ_GEOM, model.ngeom, out):
@@ -100,6 +103,9 @@ def compare(model: mujoco.MjModel, mjcf: Mjcf) -> Comparison:
     if mjcf.compiler.get("inertiafromgeom") == "true":
         rewrites.append("inertiafromgeom")
     for element, b in matched(model, mjcf, ("body",), OBJ.mjOBJ_BODY, model.nbody - 1, out, first=1):
+        gravcomp = _numbers(element.attrib.get("gravcomp"))
+        if gravcomp is not None and hasattr(model, "body_gravcomp"):
+            out.add(f"{_label(element, b)} gravcomp", gravcomp, [model.body_gravcomp[b]])
         if rewrites:
             out.left[f"inertials (the compiler rewrites them: {', '.join(rewrites)})"] += 1
         else:
@@ -156,6 +162,13 @@ def _joint(model: mujoco.MjModel, mjcf: Mjcf, element: Element, j: int, degrees:
         value = _one(written(attr), out)
         if value is not None:
             out.add(f"{name} {attr}", np.full(dofs.stop - dofs.start, value[0]), array[dofs])
+    for attr, array in (("margin", [model.jnt_margin[j]]), ("solreflimit", model.jnt_solref[j]),
+                        ("solimplimit", model.jnt_solimp[j])):
+        out.add(f"{name} {attr}", _numbers(written(attr)), array)
+    for attr, array in (("solreffriction", model.dof_solref), ("solimpfriction", model.dof_solimp)):
+        value = _numbers(written(attr))
+        if value is not None:
+            out.add(f"{name} {attr}", np.tile(value, dofs.stop - dofs.start), array[dofs])
     span = _numbers(written("range"))
     # a free joint is never limited, whatever its class writes (MuJoCo's own test: user/testdata/auto_limits.xml)
     limited = kind != "free" and _limited(mjcf, written("limited"), span is not None)
@@ -195,22 +208,31 @@ def _geom(model: mujoco.MjModel, mjcf: Mjcf, element: Element, g: int, out: Comp
 def _tendon(model: mujoco.MjModel, mjcf: Mjcf, element: Element, t: int, out: Comparison) -> None:
     name = _label(element, t)
     for attr, array in (("stiffness", model.tendon_stiffness[t]), ("damping", model.tendon_damping[t]),
-                        ("frictionloss", [model.tendon_frictionloss[t]]), ("range", model.tendon_range[t])):
-        out.add(f"{name} {attr}", _numbers(mjcf.written(element, attr, ("tendon",))), array)
+                        ("frictionloss", [model.tendon_frictionloss[t]]), ("range", model.tendon_range[t]),
+                        ("margin", [model.tendon_margin[t]]), ("solreflimit", model.tendon_solref_lim[t]),
+                        ("solimplimit", model.tendon_solimp_lim[t]), ("solreffriction", model.tendon_solref_fri[t]),
+                        ("solimpfriction", model.tendon_solimp_fri[t]),
+                        ("armature", _row(model, "tendon_armature", t))):
+        if array is not None:
+            out.add(f"{name} {attr}", _numbers(mjcf.written(element, attr, ("tendon",))), array)
 
 
 def _actuator(model: mujoco.MjModel, mjcf: Mjcf, element: Element, a: int, out: Comparison) -> None:
     name = _label(element, a)
     others = mjcf.default_tags(element, ACTUATOR_KINDS) - {element.tag}
     for attr, array in (("gear", model.actuator_gear[a]), ("ctrlrange", model.actuator_ctrlrange[a]),
-                        ("forcerange", model.actuator_forcerange[a])):
+                        ("forcerange", model.actuator_forcerange[a]), ("actrange", model.actuator_actrange[a]),
+                        ("armature", _row(model, "actuator_armature", a)),
+                        ("damping", _row(model, "actuator_damping", a))):
+        if array is None:
+            continue  # a release before the attribute (actuator armature and damping: 3.7)
         if attr not in element.attrib and others:
             continue  # another kind's default may set it, and the shortcuts share one default actuator
         out.add(f"{name} {attr}", _numbers(mjcf.written(element, attr)), array)
     shortcuts = [(attr, targets) for (tag, attr), targets in GAINS.items() if tag == element.tag]
     if element.tag == "general":
         shortcuts = []
-        for attr in ("gainprm", "biasprm"):
+        for attr in ("gainprm", "biasprm", "dynprm"):
             written = element.attrib.get(attr) if others else mjcf.written(element, attr)
             out.add(f"{name} {attr}", _numbers(written), getattr(model, f"actuator_{attr}")[a])
     for attr, targets in shortcuts:
@@ -222,6 +244,37 @@ def _actuator(model: mujoco.MjModel, mjcf: Mjcf, element: Element, a: int, out: 
             continue
         for array, index, sign in targets:
             out.add(f"{name} {attr} ({array}[{index}])", sign * value, [getattr(model, array)[a][index]])
+
+
+def _row(model: mujoco.MjModel, array: str, i: int) -> np.ndarray | None:
+    """Row `i` of the model's `array`, None on a release without it."""
+    values = getattr(model, array, None)
+    return None if values is None else np.ravel(values[i])
+
+
+# <option>'s keywords as MuJoCo's enums spell them (mjtIntegrator, mjtCone, mjtJacobian, mjtSolver)
+KEYWORDS = {"integrator": ("mjtIntegrator", "mjINT_"), "cone": ("mjtCone", "mjCONE_"),
+            "jacobian": ("mjtJacobian", "mjJAC_"), "solver": ("mjtSolver", "mjSOL_")}
+
+
+def _options(model: mujoco.MjModel, mjcf: Mjcf, out: Comparison) -> None:
+    """Each `<option>` attribute the file writes against `mjModel.opt`: numbers as written, keywords as MuJoCo's
+    enums; attributes this release's `mjOption` lacks are left out, named."""
+    if mjcf.option and mjcf.attaches:
+        out.left["<option> (an attached model's settings may merge into it)"] += 1
+        return
+    for attr, text in mjcf.option.items():
+        if attr in KEYWORDS:
+            enum, prefix = KEYWORDS[attr]
+            value = getattr(getattr(mujoco, enum), prefix + text.upper(), None)
+            written = None if value is None else np.array([float(int(value))])
+        else:
+            written = _numbers(text)
+        compiled = getattr(model.opt, attr, None)
+        if written is None or compiled is None:
+            out.left["<option> attributes this reading does not compare"] += 1
+            continue
+        out.add(f"option {attr}", written, np.atleast_1d(np.asarray(compiled, float)))
 
 
 def _inertial(model: mujoco.MjModel, mjcf: Mjcf, element: Element, b: int, degrees: bool, out: Comparison) -> None:

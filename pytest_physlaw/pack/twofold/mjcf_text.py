@@ -44,11 +44,13 @@ class Element:
 
 @dataclass
 class Mjcf:
-    """The file read: its compiler settings, its default classes ({class: {tag: attributes}}, each a copy of its
+    """The file read: its compiler settings, its `<option>` attributes, its default classes ({class: {tag: attributes}}, each a copy of its
     parent's where it is written, with its own settings over it), and its elements by tag (`body` elements
     carry their `inertial` child's attributes as `inertial:NAME`), named or not, in the file's order."""
 
     compiler: dict[str, str] = field(default_factory=dict)
+    option: dict[str, str] = field(default_factory=dict)
+    attaches: bool = False  # an <attach> brings another model's settings, which the compiler may merge
     defaults: dict[str, dict[str, dict[str, str]]] = field(default_factory=lambda: {"main": {}})
     elements: dict[str, list[Element]] = field(default_factory=dict)
     bodies: int = 1  # the world and each body read
@@ -85,6 +87,9 @@ def read(path: str | Path) -> Mjcf:
     found = Mjcf()
     for compiler in root.iter("compiler"):
         found.compiler.update(compiler.attrib)
+    for option in root.findall("option"):
+        found.option.update(option.attrib)
+    found.attaches = root.find(".//attach") is not None
     for default in root.findall("default"):
         _defaults(found, default, None)
     for world in root.findall("worldbody"):
