@@ -8,6 +8,7 @@ reading cannot line up (a replicate's elements, a rewritten inertia) is left out
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import mujoco
@@ -89,6 +90,10 @@ SCENE = """<mujoco model="an arm written through classes">
   </actuator>
 </mujoco>
 """
+
+
+if mujoco_versions.version() < (3, 2):  # a position servo's kv and <frame> are 3.1's and 3.2's
+    SCENE = SCENE.replace(' kv="2" forcerange', ' forcerange').replace('<frame pos="0 0 .1">', "").replace("</frame>", "")
 
 
 def _written(tmp_path: Path, scene: str = SCENE) -> tuple[mujoco.MjModel, mjcf_text.Mjcf]:
@@ -209,8 +214,11 @@ def test_what_does_not_line_up_is_left_out_naming_why(tmp_path: Path) -> None:
                                '<replicate count="2" offset=".1 0 0"><body pos="2 0 1"><joint/><geom size=".01"/>'
                                '</body></replicate><body name="ball" pos="1 1 1" gravcomp=".5">')
     assert replicated != SCENE
-    model, mjcf = _written(tmp_path, replicated.replace("<compiler autolimits=\"true\"/>",
-                                                        '<compiler autolimits="true" boundmass=".01"/>'))
+    try:
+        model, mjcf = _written(tmp_path, replicated.replace("<compiler autolimits=\"true\"/>",
+                                                            '<compiler autolimits="true" boundmass=".01"/>'))
+    except ValueError as exc:
+        pytest.skip(f"MuJoCo {mujoco.__version__} cannot compile <replicate>: {exc}")
     compared = W.compare(model, mjcf)
     left = " ".join(compared.left)
     assert "unnamed joints (the file's 5 are not the compiled 7)" in left
@@ -219,8 +227,9 @@ def test_what_does_not_line_up_is_left_out_naming_why(tmp_path: Path) -> None:
 
 
 def test_a_shortcut_whose_class_sets_another_kinds_defaults_is_left_out(tmp_path: Path) -> None:
-    scene = SCENE.replace('<default class="servo"><position kp="40" kv="2" forcerange="-5 5"/></default>',
-                          '<default class="servo"><position kp="40"/><velocity kv="9"/></default>')
+    scene = re.sub(r'<default class="servo"><position [^/]*/></default>',
+                   '<default class="servo"><position kp="40"/><velocity kv="9"/></default>', SCENE)
+    assert scene != SCENE
     model, mjcf = _written(tmp_path, scene)
     compared = W.compare(model, mjcf)
     assert any("another actuator kind's defaults" in why for why in compared.left), compared.left
