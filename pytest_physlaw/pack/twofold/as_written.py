@@ -32,6 +32,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack.twofold import mjcf_text
 from pytest_physlaw.pack.twofold.mjcf_text import ACTUATOR_KINDS, Element, Mjcf
 
@@ -97,7 +98,8 @@ def compare(model: mujoco.MjModel, mjcf: Mjcf) -> Comparison:
         _geom(model, mjcf, element, g, out)
     for element, t in matched(model, mjcf, ("spatial", "fixed"), OBJ.mjOBJ_TENDON, model.ntendon, out):
         _tendon(model, mjcf, element, t, out)
-    for element, a in matched(model, mjcf, ACTUATOR_KINDS, OBJ.mjOBJ_ACTUATOR, model.nu, out):
+    for element, a in matched(model, mjcf, ACTUATOR_KINDS, OBJ.mjOBJ_ACTUATOR, mujoco_versions.actuator_count(model),
+                              out):
         _actuator(model, mjcf, element, a, out)
     rewrites = [k for k in REWRITES_INERTIA if k in mjcf.compiler]
     if mjcf.compiler.get("inertiafromgeom") == "true":
@@ -220,10 +222,12 @@ def _tendon(model: mujoco.MjModel, mjcf: Mjcf, element: Element, t: int, out: Co
 def _actuator(model: mujoco.MjModel, mjcf: Mjcf, element: Element, a: int, out: Comparison) -> None:
     name = _label(element, a)
     others = mjcf.default_tags(element, ACTUATOR_KINDS) - {element.tag}
-    for attr, array in (("gear", model.actuator_gear[a]), ("ctrlrange", model.actuator_ctrlrange[a]),
-                        ("forcerange", model.actuator_forcerange[a]), ("actrange", model.actuator_actrange[a]),
-                        ("armature", _row(model, "actuator_armature", a)),
-                        ("damping", _row(model, "actuator_damping", a))):
+    for attr, array in (("gear", _actuator_row(model, "actuator_gear", a)),
+                        ("ctrlrange", _actuator_row(model, "actuator_ctrlrange", a)),
+                        ("forcerange", _actuator_row(model, "actuator_forcerange", a)),
+                        ("actrange", _actuator_row(model, "actuator_actrange", a)),
+                        ("armature", _actuator_row(model, "actuator_armature", a)),
+                        ("damping", _actuator_row(model, "actuator_damping", a))):
         if array is None:
             continue  # a release before the attribute (actuator armature and damping: 3.7)
         if attr not in element.attrib and others:
@@ -244,6 +248,20 @@ def _actuator(model: mujoco.MjModel, mjcf: Mjcf, element: Element, a: int, out: 
             continue
         for array, index, sign in targets:
             out.add(f"{name} {attr} ({array}[{index}])", sign * value, [getattr(model, array)[a][index]])
+
+
+def _actuator_row(model: mujoco.MjModel, array: str, a: int) -> np.ndarray | None:
+    """Actuator `a`'s row of `array`: one a row per actuator, or its first control's (`ctrlrange`) or first force
+    output's (`gear`) where MuJoCo 3.11's actuators take several (an orientation servo: three); None on a release
+    without the array."""
+    values = getattr(model, array, None)
+    if values is None:
+        return None
+    if values.shape[0] != mujoco_versions.actuator_count(model):
+        for count, address in (("nu", "actuator_ctrladr"), ("nout", "actuator_outadr")):
+            if hasattr(model, address) and values.shape[0] == int(getattr(model, count)):
+                return np.ravel(values[int(getattr(model, address)[a])])
+    return np.ravel(values[a])
 
 
 def _row(model: mujoco.MjModel, array: str, i: int) -> np.ndarray | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ACTUATOR_KINDS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle",
-                  "adhesion")
+                  "adhesion", "dcmotor", "orientation", "plugin")  # every element of <actuator> is one actuator
 NOT_READ = ("replicate", "attach", "composite", "flexcomp")  # their elements are the compiler's to name
 
 
