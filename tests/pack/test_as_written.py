@@ -35,6 +35,7 @@ SCENE = """<mujoco model="an arm written through classes">
   <option timestep=".004" integrator="implicitfast" cone="elliptic" gravity="0 0 -9.7" impratio="3"/>
   <default>
     <joint damping=".2" armature=".01"/>
+    <equality solimp=".8 .9 .01 .5 2"/>
     <default class="arm">
       <joint range="-90 90" frictionloss=".05" solreflimit=".03 1" margin=".01" solimpfriction=".8 .9 .002 .5 2"/>
       <geom solref=".01 1" margin=".001"/>
@@ -60,6 +61,7 @@ SCENE = """<mujoco model="an arm written through classes">
       </body>
       <frame pos="0 0 .1">
         <geom name="fin" type="box" size=".02 .05 .05" priority="1"/>
+        <site name="tip" size=".01"/>
       </frame>
       <body name="tab" pos="0 .1 0">
         <joint axis="1 0 0" range="0 45"/>
@@ -83,6 +85,9 @@ SCENE = """<mujoco model="an arm written through classes">
       <joint joint="shoulder" coef="1"/><joint joint="elbow" coef="-1"/>
     </fixed>
   </tendon>
+  <contact><pair geom1="floor" geom2="fin" friction=".4 .4 .01 .001 .001" condim="4" margin=".002"/></contact>
+  <equality><joint joint1="shoulder" joint2="elbow" polycoef="0 .5 0 0 0" solref=".04 1"/></equality>
+  <sensor><jointpos joint="shoulder" noise=".01" cutoff="3"/><touch site="tip"/></sensor>
   <actuator>
     <position name="lift" joint="shoulder" class="servo" ctrlrange="-1 1"/>
     <general joint="elbow" class="drive"/>
@@ -127,7 +132,8 @@ def test_the_arm_compiles_to_what_its_classes_and_include_write(tmp_path: Path) 
                      "freejoint #4 (unnamed) damping", "joint 'elbow' stiffness", "geom #1 (unnamed) condim",
                      "fixed 'couple' stiffness", "geom 'fin' priority", "option integrator", "option gravity",
                      "joint 'shoulder' solreflimit", "joint 'elbow' solimpfriction", "fixed 'couple' solreflimit",
-                     "body 'ball' gravcomp"):
+                     "body 'ball' gravcomp", "pair #0 (unnamed) friction", "equality:joint #0 (unnamed) polycoef",
+                     "equality:joint #0 (unnamed) solimp", "sensor:jointpos #0 (unnamed) cutoff"):
         assert expected in whats, expected
     _sound(compared)
 
@@ -151,7 +157,7 @@ def test_elements_line_up_in_the_compilers_order(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("fault", ["damper kv zeroed (3.10.0)", "inertial turn dropped (3.2.3)", "range in degrees",
                                    "friction", "free joint damped", "tendon stiffness", "timestep", "integrator",
-                                   "limit's solref"])
+                                   "limit's solref", "pair friction", "polycoef", "cutoff"])
 def test_a_value_the_compiler_lost_fails(tmp_path: Path, fault: str) -> None:
     model, mjcf = _written(tmp_path)
     if fault.startswith("damper"):
@@ -170,6 +176,12 @@ def test_a_value_the_compiler_lost_fails(tmp_path: Path, fault: str) -> None:
         model.opt.integrator = mujoco.mjtIntegrator.mjINT_EULER
     elif fault == "limit's solref":
         model.jnt_solref[0, 0] = 0.02
+    elif fault == "pair friction":
+        model.pair_friction[0, 0] = 1.0
+    elif fault == "polycoef":
+        model.eq_data[0, 1] = 1.0
+    elif fault == "cutoff":
+        model.sensor_cutoff[0] = 0.0
     else:
         model.tendon_stiffness[0] = 0.0
     ratio, what = _worst(model, mjcf)

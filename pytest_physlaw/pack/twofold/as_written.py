@@ -1,6 +1,8 @@
 """A model compiles to what its MJCF writes: its `<option>`, each joint's, geom's, tendon's and actuator's physical
-attributes (a joint's and tendon's limit and friction solver parameters among them), and each body's `<inertial>`
-and gravcomp, written on the element or inherited from its default class, are the compiled model's values,
+attributes (a joint's and tendon's limit and friction solver parameters among them), each contact pair's, each
+equality constraint's (solref, solimp, a joint or tendon coupling's polynomial, a weld's torquescale), each sensor's
+noise and cutoff, and each body's `<inertial>` and gravcomp, written on the element or inherited from its default
+class, are the compiled model's values,
 converted as MuJoCo's XML reference documents them (degrees to radians for hinge and ball ranges; a position
 servo's kp as gain and bias, a damper's kv as its gain; an inertial's principal moments turned by its orientation,
 any of quat, euler, axisangle, xyaxes and zaxis, or its full tensor; an option's keyword as MuJoCo's enum). The
@@ -101,6 +103,13 @@ def compare(model: mujoco.MjModel, mjcf: Mjcf) -> Comparison:
     for element, a in matched(model, mjcf, ACTUATOR_KINDS, OBJ.mjOBJ_ACTUATOR, mujoco_versions.actuator_count(model),
                               out):
         _actuator(model, mjcf, element, a, out)
+    for element, i in matched(model, mjcf, ("pair",), OBJ.mjOBJ_PAIR, model.npair, out):
+        _pair(model, mjcf, element, i, out)
+    for element, i in matched(model, mjcf, _section(mjcf, "equality"), OBJ.mjOBJ_EQUALITY, model.neq, out):
+        _equality(model, mjcf, element, i, out)
+    for element, i in matched(model, mjcf, _section(mjcf, "sensor"), OBJ.mjOBJ_SENSOR, model.nsensor, out):
+        for attr, array in (("noise", model.sensor_noise), ("cutoff", model.sensor_cutoff)):
+            out.add(f"{_label(element, i)} {attr}", _numbers(element.attrib.get(attr)), [array[i]])
     rewrites = [k for k in REWRITES_INERTIA if k in mjcf.compiler]
     if mjcf.compiler.get("inertiafromgeom") == "true":
         rewrites.append("inertiafromgeom")
@@ -248,6 +257,32 @@ def _actuator(model: mujoco.MjModel, mjcf: Mjcf, element: Element, a: int, out: 
             continue
         for array, index, sign in targets:
             out.add(f"{name} {attr} ({array}[{index}])", sign * value, [getattr(model, array)[a][index]])
+
+
+def _section(mjcf: Mjcf, section: str) -> tuple[str, ...]:
+    """The tags read from a section (`equality:weld`, ...), in any order: `in_order` keeps the file's."""
+    return tuple(tag for tag in mjcf.elements if tag.startswith(section + ":"))
+
+
+def _pair(model: mujoco.MjModel, mjcf: Mjcf, element: Element, i: int, out: Comparison) -> None:
+    name = _label(element, i)
+    for attr, array in (("friction", model.pair_friction[i]), ("solref", model.pair_solref[i]),
+                        ("solreffriction", model.pair_solreffriction[i]), ("solimp", model.pair_solimp[i]),
+                        ("margin", [model.pair_margin[i]]), ("gap", [model.pair_gap[i]]),
+                        ("condim", [model.pair_dim[i]])):
+        out.add(f"{name} {attr}", _numbers(mjcf.written(element, attr)), array)
+
+
+def _equality(model: mujoco.MjModel, mjcf: Mjcf, element: Element, i: int, out: Comparison) -> None:
+    name = _label(element, i)
+    written = (lambda attr: mjcf.written(element, attr, ("equality",)))
+    for attr, array in (("solref", model.eq_solref[i]), ("solimp", model.eq_solimp[i])):
+        out.add(f"{name} {attr}", _numbers(written(attr)), array)
+    kind = element.tag.split(":", 1)[1]
+    if kind in ("joint", "tendon"):  # eq_data[0:5]: the polynomial's coefficients (XML reference, equality/joint)
+        out.add(f"{name} polycoef", _numbers(written("polycoef")), model.eq_data[i][:5])
+    if kind == "weld":  # eq_data[10]: the weld's torquescale
+        out.add(f"{name} torquescale", _one(written("torquescale"), out), [model.eq_data[i][10]])
 
 
 def _actuator_row(model: mujoco.MjModel, array: str, a: int) -> np.ndarray | None:

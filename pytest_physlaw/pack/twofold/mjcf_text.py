@@ -45,7 +45,8 @@ class Element:
 @dataclass
 class Mjcf:
     """The file read: its compiler settings, its `<option>` attributes, its default classes ({class: {tag: attributes}}, each a copy of its
-    parent's where it is written, with its own settings over it), and its elements by tag (`body` elements
+    parent's where it is written, with its own settings over it), and its elements by tag (`equality:KIND` and
+    `sensor:KIND` for those sections' elements, whose tags repeat the body tree's; `body` elements
     carry their `inertial` child's attributes as `inertial:NAME`), named or not, in the file's order."""
 
     compiler: dict[str, str] = field(default_factory=dict)
@@ -94,11 +95,17 @@ def read(path: str | Path) -> Mjcf:
         _defaults(found, default, None)
     for world in root.findall("worldbody"):
         _tree(found, world, "main", 0)
-    for section, tags in (("actuator", ACTUATOR_KINDS), ("tendon", ("spatial", "fixed"))):
+    for section, tags in (("actuator", ACTUATOR_KINDS), ("tendon", ("spatial", "fixed")), ("contact", ("pair",))):
         for block in root.findall(section):
             for child in block:
                 if child.tag in tags:
                     _keep(found, child, child.get("class") or "main")
+    # every element of <equality> and <sensor> is one constraint or sensor: kept as "equality:weld", "sensor:touch"
+    for section in ("equality", "sensor"):
+        for block in root.findall(section):
+            for child in block:
+                if isinstance(child.tag, str):
+                    _keep(found, ET.Element(f"{section}:{child.tag}", child.attrib), child.get("class") or "main")
     return found
 
 
