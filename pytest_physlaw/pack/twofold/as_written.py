@@ -160,26 +160,26 @@ def _joint(model: mujoco.MjModel, mjcf: Mjcf, element: Element, j: int, degrees:
         out.left["joint types this reading does not know"] += 1
         return
     out.add(f"{name} type ({kind})", np.array([JOINT_TYPES[kind]], float), [model.jnt_type[j]])
-    dofs = slice(int(model.jnt_dofadr[j]), int(model.jnt_dofadr[j]) + {0: 6, 1: 3}.get(JOINT_TYPES[kind], 1))
+    dofs = np.flatnonzero(np.asarray(model.dof_jntid) == j)  # the joint's dofs
     sprung = _numbers(written("springdamper"))
     if sprung is not None and np.any(sprung != 0):
         out.left["joints whose springdamper sets their stiffness and damping"] += 1
     else:
         value = _one(written("damping"), out)
         if value is not None:
-            out.add(f"{name} damping", np.full(dofs.stop - dofs.start, value[0]), model.dof_damping[dofs])
+            out.add(f"{name} damping", np.full(dofs.size, value[0]), model.dof_damping[dofs])
         out.add(f"{name} stiffness", _one(written("stiffness"), out), [model.jnt_stiffness[j]])
     for attr, array in (("armature", model.dof_armature), ("frictionloss", model.dof_frictionloss)):
         value = _one(written(attr), out)
         if value is not None:
-            out.add(f"{name} {attr}", np.full(dofs.stop - dofs.start, value[0]), array[dofs])
+            out.add(f"{name} {attr}", np.full(dofs.size, value[0]), array[dofs])
     for attr, array in (("margin", [model.jnt_margin[j]]), ("solreflimit", model.jnt_solref[j]),
                         ("solimplimit", model.jnt_solimp[j])):
         out.add(f"{name} {attr}", _numbers(written(attr)), array)
     for attr, array in (("solreffriction", model.dof_solref), ("solimpfriction", model.dof_solimp)):
         value = _numbers(written(attr))
         if value is not None:
-            out.add(f"{name} {attr}", np.tile(value, dofs.stop - dofs.start), array[dofs])
+            out.add(f"{name} {attr}", np.tile(value, dofs.size), array[dofs])
     span = _numbers(written("range"))
     # a free joint is never limited, whatever its class writes (MuJoCo's own test: user/testdata/auto_limits.xml)
     limited = kind != "free" and _limited(mjcf, written("limited"), span is not None)

@@ -24,7 +24,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack.twofold import rates, states
-from pytest_physlaw.pack.twofold.body_inertias import armatures
+from pytest_physlaw.pack.twofold.body_inertias import armatures, world_inertia
 
 SOURCE = ("Featherstone, Rigid Body Dynamics Algorithms (bias force); MuJoCo documentation (Computation: qfrc_bias; "
           "XML reference: tendon armature)")
@@ -73,8 +73,7 @@ def summed(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.n
     for b in range(1, nb):
         mass = float(model.body_mass[b])
         mujoco.mj_jacBodyCom(model, data, jacp, jacr, b)
-        turn = np.asarray(data.ximat[b], float).reshape(3, 3)
-        inertia = turn @ np.diag(model.body_inertia[b]) @ turn.T
+        inertia = world_inertia(model, data, b)
         spin = jacr @ qvel
         linear, angular = body_acc[b]
         force += jacp.T @ (mass * (linear - gravity)) + jacr.T @ (inertia @ angular + np.cross(spin, inertia @ spin))

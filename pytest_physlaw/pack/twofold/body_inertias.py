@@ -49,15 +49,16 @@ def armatures(model: mujoco.MjModel) -> tuple[np.ndarray, np.ndarray, list[str]]
         if kind == int(TRN.mjTRN_TENDON):
             tendon[target] += added
         elif kind in REFLECTED:
-            start = int(model.jnt_dofadr[target])
-            dof[start:start + _dofs(int(model.jnt_type[target]))] += added
+            dof[np.asarray(model.dof_jntid) == target] += added  # each dof of the joint
         else:
             other.append(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, int(a)) or f"actuator {a}")
     return dof, tendon, other
 
 
-def _dofs(joint_type: int) -> int:
-    return {int(mujoco.mjtJoint.mjJNT_FREE): 6, int(mujoco.mjtJoint.mjJNT_BALL): 3}.get(joint_type, 1)
+def world_inertia(model: mujoco.MjModel, data: mujoco.MjData, body: int) -> np.ndarray:
+    """The body's inertia about its centre of mass in world axes, R I R^T (`ximat`, `body_inertia`)."""
+    turn = np.asarray(data.ximat[body], float).reshape(3, 3)
+    return turn @ np.diag(model.body_inertia[body]) @ turn.T
 
 
 def from_bodies(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
@@ -74,8 +75,7 @@ def from_bodies(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray,
         reach = np.flatnonzero(np.any(jacp != 0.0, axis=0) | np.any(jacr != 0.0, axis=0))
         if reach.size == 0:
             continue
-        turn = np.asarray(data.ximat[b], float).reshape(3, 3)
-        inertia = turn @ np.diag(principal) @ turn.T
+        inertia = world_inertia(model, data, b)
         p, r = jacp[:, reach], jacr[:, reach]
         block = np.ix_(reach, reach)
         total[block] += mass * p.T @ p + r.T @ inertia @ r
