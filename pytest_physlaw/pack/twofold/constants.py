@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw import mujoco_versions
+from pytest_physlaw.pack import options
 
 SOURCE = ("MuJoCo mjModel reference (body_invweight0, dof_invweight0, tendon_invweight0, actuator_acc0) and "
           "mj_setConst; MuJoCo #3163 (3.6.0 -> 3.7.0)")
@@ -38,10 +39,13 @@ Entries = tuple[np.ndarray, np.ndarray, np.ndarray]  # (stored, computed, the si
 
 
 def reference(model: mujoco.MjModel) -> mujoco.MjData:
-    """A new mjData at `qpos0` at rest, forwarded: the pose `mj_setConst` derives the constants at."""
+    """A new mjData at `qpos0` at rest, forwarded without contacts: the state `mj_setConst` derives the constants at
+    (its position passes run no collision, engine_setconst.c, so an adhesion actuator's moment, made of contacts, is 0
+    there: dm_control's fruit fly stores acc0 0 for its eight, which a state with contacts gives 1.3e4)."""
     data = mujoco.MjData(model)
     data.qpos[:] = model.qpos0
-    mujoco.mj_forward(model, data)
+    with options.changed(model, {"disableflags": int(model.opt.disableflags) | int(mujoco.mjtDisableBit.mjDSBL_CONTACT)}):
+        mujoco.mj_forward(model, data)
     return data
 
 
