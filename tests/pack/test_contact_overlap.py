@@ -1,7 +1,8 @@
 """model-contact-depth-is-the-overlap (`pytest_physlaw.pack.twofold.contact_overlap`, measured by
 `twofold.surfaces.overlap` and `box_box_depth`): a ball sunk into a block, boxes stacked on a floor and a capsule on
 it report the depth their shapes overlap by; a contact whose depth is halved (MuJoCo 3.3.7's box-box) or reads the
-radius (3.2.6's sphere-box) fails; a capsule in a box and ellipsoid pairs are left out, naming why."""
+radius (3.2.6's sphere-box) fails; a capsule in a box and ellipsoid pairs are left out, naming why; two parallel
+capsules fail before MuJoCo 3.17.0, whose collider reported each end's contact."""
 
 from __future__ import annotations
 
@@ -76,6 +77,38 @@ def test_a_capsule_in_a_box_and_ellipsoids_are_left_out_naming_why() -> None:
     assert "capsule-box" in C.why_not(model, 0, 1)
     assert "ellipsoid" in C.why_not(model, 2, 3)
     assert C.why_not(model, 0, 3) is None
+
+
+PARALLEL = """<mujoco model="two parallel capsules, the short one beside the middle of the long one">
+  <worldbody>
+    <body pos="0 0 0"><joint type="slide" axis="1 0 0"/>
+      <geom name="long" type="capsule" fromto="0 0 0 0 0 .3" size=".1"/></body>
+    <body pos=".15 0 .1"><freejoint/><geom name="short" type="capsule" fromto="0 0 0 0 0 .1" size=".085"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_parallel_capsules_report_their_overlap_from_3_17() -> None:
+    """Two parallel capsules, the long one past both ends of the short one, 35 mm into each other: MuJoCo 3.0.1 to
+    3.16.0 report a contact at each end of the long segment against the short one's nearest end (4.7 mm, tilted), and
+    the law fails them; from 3.17.0 the contacts report the overlap. The pair is named parallel either way; turned by
+    0.1 rad it is not."""
+    from pytest_physlaw import mujoco_versions
+
+    model = mujoco.MjModel.from_xml_string(PARALLEL)
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    long, short = model.geom("long").id, model.geom("short").id
+    assert C.parallel_capsules(model, data, long, short)
+    found, left = C.depth_apart(model, data, distance.tolerance(model))
+    (ratio, pair, depth, overlap), = found
+    if mujoco_versions.version() < (3, 17):
+        assert ratio > 100 and depth < 0.005, (ratio, depth)
+    else:
+        assert ratio <= 1.0 and depth == pytest.approx(0.035, abs=1e-9), (ratio, depth)  # 0.15 apart, radii .1, .085
+    data.geom_xmat[short] = np.array([[1, 0, 0], [0, np.cos(.1), -np.sin(.1)], [0, np.sin(.1), np.cos(.1)]]).ravel()
+    assert not C.parallel_capsules(model, data, long, short)
 
 
 def test_the_law_runs_on_a_model_and_passes(pytester: pytest.Pytester) -> None:
