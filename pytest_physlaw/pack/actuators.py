@@ -229,12 +229,8 @@ def _tied(model: mujoco.MjModel) -> np.ndarray:
             tied |= np.isin(model.body_treeid[model.dof_bodyid], list(trees))
             continue
         for j in joints:
-            tied[model.jnt_dofadr[j]: model.jnt_dofadr[j] + _dofs(model, j)] = True
+            tied[np.asarray(model.dof_jntid) == j] = True
     return tied
-
-
-def _dofs(model: mujoco.MjModel, joint: int) -> int:
-    return {int(mujoco.mjtJoint.mjJNT_FREE): 6, int(mujoco.mjtJoint.mjJNT_BALL): 3}.get(int(model.jnt_type[joint]), 1)
 
 
 def _dof_name(model: mujoco.MjModel, dof: int) -> str:

@@ -67,15 +67,9 @@ def actuator_gravcomp(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
         return out
     gravcomp = mujoco_versions.gravcomp_force(model, data)
     for j in np.flatnonzero(flags).tolist():
-        dofs = dof_span(model, j)
+        dofs = np.asarray(model.dof_jntid) == j
         out[dofs] = gravcomp[dofs]
     return out
-
-
-def dof_span(model: mujoco.MjModel, joint: int) -> slice:
-    start = int(model.jnt_dofadr[joint])
-    count = {int(mujoco.mjtJoint.mjJNT_FREE): 6, int(mujoco.mjtJoint.mjJNT_BALL): 3}.get(int(model.jnt_type[joint]), 1)
-    return slice(start, start + count)
 
 
 def applied_generalised(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
