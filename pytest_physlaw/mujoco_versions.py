@@ -114,6 +114,17 @@ def actuator_moments(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
                            data.moment_colind)
 
 
+
+def has_jacobian_dot() -> bool:
+    """Whether this MuJoCo has `mj_jacDot` (the time derivative of a point's Jacobian; 3.2.3 on)."""
+    return hasattr(mujoco, "mj_jacDot")
+
+
+def jacobian_dot(model: mujoco.MjModel, data: mujoco.MjData, jacp: np.ndarray, jacr: np.ndarray, point: np.ndarray,
+                 body: int) -> None:
+    """`mj_jacDot` into (3, nv) jacp and jacr at a point attached to `body` (world coordinates)."""
+    mujoco.mj_jacDot(model, data, jacp, jacr, point, body)
+
 def sparse_to_dense(rows: int, cols: int, values: np.ndarray, rownnz: np.ndarray, rowadr: np.ndarray,
                     colind: np.ndarray) -> np.ndarray:
     """A MuJoCo compressed-row matrix as a dense (rows, cols) array (`mju_sparse2dense`, 3.3 on)."""

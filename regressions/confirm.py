@@ -903,6 +903,59 @@ def terrain_normal(name: str = "mujoco_e18e35f9_egg_on_terrain.xml") -> str:
     return f"largest tilt of the flat terrain's face contact over 2 s {worst:.4g} deg"
 
 
+def rod_in_groove(name: str = "mujoco_3_17_0_rod_on_short_rollers.xml") -> str:
+    """A contact's dist is the surfaces' overlap, and its normal the segments' common normal: the rod settled for 2 s
+    in the rollers' groove, each rod contact's dist against the rod's and its roller's axes' distance less their
+    radii (two parallel segments, the rod's span inside the roller's: the distance of the rod's axis from the
+    roller's line), and the largest angle between a contact's normal and the plane across both axes."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    for _ in range(int(round(2.0 / m.opt.timestep))):
+        mujoco.mj_step(m, d)
+    rod = m.geom("rod").id
+    worst, tilt = 0.0, 0.0
+    for c in d.contact[: d.ncon]:
+        if rod not in (c.geom1, c.geom2):
+            continue
+        other = c.geom2 if c.geom1 == rod else c.geom1
+        axis = d.geom_xmat[other].reshape(3, 3)[:, 2]
+        gap = d.geom_xpos[rod] - d.geom_xpos[other]
+        apart = np.linalg.norm(gap - (gap @ axis) * axis) - m.geom_size[rod, 0] - m.geom_size[other, 0]
+        worst = max(worst, abs(c.dist - apart))
+        tilt = max(tilt, np.degrees(np.arcsin(min(1.0, abs(c.frame[:3] @ axis)))))
+    return f"rod in the groove after 2 s: |dist - the axes' distance less the radii| {1000 * worst:.3g} mm, " \
+           f"normals {tilt:.3g} deg off the plane across the axes, rod at z {1000 * d.qpos[2]:.2f} mm"
+
+
+def jacdot_arm(name: str = "mujoco_3_3_1_jacdot_swinging_arm.xml") -> str:
+    """The fix's own expectation: mj_jacDot is the time derivative of the Jacobian of a point attached to a body. Each
+    body's centre of mass 0.3 s into the swing: mj_jacDot's translation rows against the central difference (1e-6 s
+    along qvel) of mj_jac at that point, carried by the body; the largest difference over the largest entry."""
+    m = _model(name)
+    d = mujoco.MjData(m)
+    for _ in range(150):
+        mujoco.mj_step(m, d)
+    mujoco.mj_forward(m, d)
+    worst, scale = 0.0, 0.0
+    for b in range(1, m.nbody):
+        local = d.xmat[b].reshape(3, 3).T @ (d.xipos[b] - d.xpos[b])
+        got, rot = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+        mujoco.mj_jacDot(m, d, got, rot, d.xipos[b].copy(), b)
+        moved = []
+        for h in (1e-6, -1e-6):
+            e = mujoco.MjData(m)
+            e.qpos[:] = d.qpos
+            mujoco.mj_integratePos(m, e.qpos, d.qvel, h)
+            mujoco.mj_kinematics(m, e)
+            mujoco.mj_comPos(m, e)
+            jac = np.zeros((3, m.nv))
+            mujoco.mj_jac(m, e, jac, None, e.xpos[b] + e.xmat[b].reshape(3, 3) @ local, b)
+            moved.append(jac)
+        rate = (moved[0] - moved[1]) / 2e-6
+        worst, scale = max(worst, float(np.max(np.abs(got - rate)))), max(scale, float(np.max(np.abs(rate))))
+    return f"largest |mj_jacDot - the Jacobian's rate| {worst:.3g} m/s against entries up to {scale:.3g} m/s"
+
+
 def trampoline_reaction(name: str = "mujoco_ec8ad21c_ball_on_trampoline.xml") -> str:
     """Action and reaction: the contact forces (efc rows of contacts, through J^T) on the ball's translation and on
     the net's vertex slides are equal and opposite; |F_net| / |F_ball| averaged over the 2 s steps in contact."""
@@ -993,7 +1046,8 @@ CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4
          "mujoco-4c265327": lugre_hold, "mujoco-0e7d2ef6": ball_in_foam, "mujoco-50f43b87": paddle_inertia,
          "mujoco-7b9f5bda": rangefinder_hfield,
          "mujoco-7bfdbad8": clock_shift, "mujoco-85e9cff0": distance_normal, "mujoco-e18e35f9": terrain_normal,
-         "mujoco-ec8ad21c": trampoline_reaction, "mujoco-35342f40": separated_meshes}
+         "mujoco-ec8ad21c": trampoline_reaction, "mujoco-35342f40": separated_meshes,
+         "mujoco-3.17.0-parallel-capsules": rod_in_groove, "mujoco-3.3.1-jacdot": jacdot_arm}
 
 if __name__ == "__main__":
     # a second argument runs a one-model measurement on another model: the case's twin, to show it clean

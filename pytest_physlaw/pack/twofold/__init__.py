@@ -20,6 +20,7 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `residuals`: each equality row's residual changes as efc_J qvel says.
 - `tendons`: each tendon's length changes as ten_J qvel says; wrapped paths stay outside, on the sidesite's side.
 - `velocities`: each body's velocity as MuJoCo reports it (cvel) is its pose's rate along qvel.
+- `jacobian_rates`: `mj_jacDot` at each body's centre of mass is the rate of that point's Jacobian along qvel.
 - `order`: the actuators reordered give the same step.
 - `fused`: a model that fuses its static bodies has the unfused model's mass matrix and bias force.
 - `constants`: the constants `mj_setConst` stores at qpos0 are their definitions evaluated anew.
