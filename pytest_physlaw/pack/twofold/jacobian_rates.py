@@ -28,8 +28,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack.twofold import rates
-from pytest_physlaw.pack.twofold.states import LARGE, sampled
-from pytest_physlaw.pack.twofold.velocities import moving_bodies
+from pytest_physlaw.pack.twofold.velocities import moving_bodies, worst_body
 
 SOURCE = ("MuJoCo documentation, API (mj_jacDot: the time derivative of the Jacobian of a point attached to a body); "
           "dJ/dt = dJ/dq qdot, central differences along qvel")
@@ -102,19 +101,7 @@ def test_jacobian_dot_is_the_jacobians_rate(law, pack_model, twofold_states, mod
         pytest.skip(f"{model_case}: MuJoCo {mujoco.__version__} has no mj_jacDot (added in 3.2.3)")
     if not moving_bodies(model).size or model.nv == 0:
         pytest.skip(f"{model_case}: no body that the state's qpos moves")
-    worst, judged = (0.0, 0.0, -1, 0, 0.0), 0
-    for state in (twofold_states if model.nv <= LARGE else sampled(twofold_states)):
-        found = mismatch(model, state)
-        if found is None:
-            continue
-        over, share, bodies = found
-        judged += bodies.size
-        if float(np.max(over)) > worst[0]:
-            k, part = np.unravel_index(int(np.argmax(over)), over.shape)
-            worst = (float(over[k, part]), float(share[k, part]), int(bodies[k]), int(part), float(state.time))
-    if not judged:
-        pytest.skip(f"{model_case}: no state where the model moves")
-    ratio, share, body, part, t = worst
+    (ratio, share, body, part, t), judged = worst_body(model, twofold_states, mismatch, model_case)
     name = (model.body(body).name or str(body)) if body >= 0 else "-"
     which = ("translation", "rotation")[part]
     law.check("jacobian_dot_apart_over_error", ratio, le=1.0, drift_abs=1.0,

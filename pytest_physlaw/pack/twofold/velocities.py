@@ -95,17 +95,13 @@ def mismatch(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np
     return apart / bound, apart / np.maximum(larger, 1e-300), bodies
 
 
-@pytest.mark.law("model-body-velocities-are-pose-rates", source=SOURCE)
-def test_body_velocities_are_the_poses_rates(law, pack_model, twofold_states, model_case) -> None:
-    """At each moving state, each body's angular and linear velocity as MuJoCo reports them (cvel, through
-    `mj_objectVelocity`) are the rates of its orientation and position along qvel, to 10 x the central difference's
-    own error."""
-    model = pack_model.model
-    if not moving_bodies(model).size or model.nv == 0:
-        pytest.skip(f"{model_case}: no body that the state's qpos moves")
+def worst_body(model: mujoco.MjModel, states: list, measure, model_case: str) -> tuple[tuple, int]:
+    """Run `measure(model, state)` (-> None, or (over the bound, share, bodies) with the first two of shape (bodies,
+    parts)) over the states (three above 200 dofs: flex scenes): ((ratio, share, body, part, time) of the worst, how
+    many bodies x states were judged); skips, naming why, where no state moves."""
     worst, judged = (0.0, 0.0, -1, 0, 0.0), 0
-    for state in (twofold_states if model.nv <= LARGE else sampled(twofold_states)):  # flex scenes: three
-        found = mismatch(model, state)
+    for state in (states if model.nv <= LARGE else sampled(states)):
+        found = measure(model, state)
         if found is None:
             continue
         over, share, bodies = found
@@ -115,7 +111,18 @@ def test_body_velocities_are_the_poses_rates(law, pack_model, twofold_states, mo
             worst = (float(over[k, part]), float(share[k, part]), int(bodies[k]), int(part), float(state.time))
     if not judged:
         pytest.skip(f"{model_case}: no state where the model moves")
-    ratio, share, body, part, t = worst
+    return worst, judged
+
+
+@pytest.mark.law("model-body-velocities-are-pose-rates", source=SOURCE)
+def test_body_velocities_are_the_poses_rates(law, pack_model, twofold_states, model_case) -> None:
+    """At each moving state, each body's angular and linear velocity as MuJoCo reports them (cvel, through
+    `mj_objectVelocity`) are the rates of its orientation and position along qvel, to 10 x the central difference's
+    own error."""
+    model = pack_model.model
+    if not moving_bodies(model).size or model.nv == 0:
+        pytest.skip(f"{model_case}: no body that the state's qpos moves")
+    (ratio, share, body, part, t), judged = worst_body(model, twofold_states, mismatch, model_case)
     name = (model.body(body).name or str(body)) if body >= 0 else "-"
     which = ("angular", "linear")[part]
     law.check("velocity_apart_over_error", ratio, le=1.0, drift_abs=1.0,
