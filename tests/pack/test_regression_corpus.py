@@ -42,6 +42,8 @@ def test_each_case_is_complete(case: dict) -> None:
                     mujoco.MjModel.from_xml_path(str(HERE / case[key]))
             else:
                 mujoco.MjModel.from_xml_path(str(HERE / case[key]))
+    for extra in case.get("files", []):
+        assert (HERE / extra).is_file(), extra
     assert case["id"] in _confirm().CASES
 
 
@@ -53,7 +55,8 @@ def _on_pinned(case: dict) -> bool:
 def test_the_mujoco_c_trigger_models_pass_the_pack_on_the_pinned_release(pytester: pytest.Pytester) -> None:
     models = [c["model"] for c in CASES if _on_pinned(c)] + [
         c["untriggered"] for c in CASES if c.get("untriggered") and _on_pinned(c) and "untriggered_until" not in c]
-    for model in models:
+    extra = [f for c in CASES if _on_pinned(c) for f in c.get("files", [])]  # files a scene reads (an attached model)
+    for model in models + extra:
         (pytester.path / Path(model).name).write_text((HERE / model).read_text())
     # a trigger whose bug lives only past a law's bound (a ball sunk deeper than its radius) fails that law by design,
     # on every release: the case names those laws' tests in `pinned_findings`, and why
