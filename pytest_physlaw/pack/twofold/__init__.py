@@ -20,6 +20,7 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `residuals`: each equality row's residual changes as efc_J qvel says.
 - `tendons`: each tendon's length changes as ten_J qvel says; wrapped paths stay outside, on the sidesite's side.
 - `velocities`: each body's velocity as MuJoCo reports it (cvel) is its pose's rate along qvel.
+- `split_step`: `mj_step1` then `mj_step2` step as `mj_step` does, sensors included.
 - `jacobian_rates`: `mj_jacDot` at each body's centre of mass is the rate of that point's Jacobian along qvel.
 - `order`: the actuators reordered give the same step.
 - `fused`: a model that fuses its static bodies has the unfused model's mass matrix and bias force.
@@ -29,6 +30,7 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `geometry_sensors`: a rangefinder reads its ray's first surface; a distance sensor's segment spans its geoms.
 - `contact_overlap`: a pair's deepest contact is as deep as its shapes overlap along the contact's normal.
 - `contact_normal`: a pair's deepest contact points along the direction its shapes overlap least.
+- `contact_points`: every contact's point lies within half its distance of each geom's surface.
 - `mjcf_text` (a measure): what an MJCF file writes for each element, defaults resolved, read from its text.
 - `as_written`: a model compiles to what its MJCF writes.
 - `body_inertias`: the mass matrix is the sum of its bodies' inertias through their Jacobians, plus armature.

@@ -17,7 +17,7 @@ puts the exact hit. Left out (None): SDF geoms, whose surface is a plugin's, and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import mujoco
 import numpy as np
@@ -29,6 +29,8 @@ ELLIPSOID, CYLINDER, BOX, MESH = (int(GEOM.mjGEOM_ELLIPSOID), int(GEOM.mjGEOM_CY
                                   int(GEOM.mjGEOM_MESH))
 NONE = np.inf  # no hit
 TINY = 1e-300
+SLIVER = 1e-9  # of a mesh's extent: a hull face whose plane leaves a vertex further out is dropped
+NOT_A_HULL = 1e-3  # of the extent: a face leaving a vertex this far out makes the stored graph no convex hull
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,6 +96,7 @@ def _triangles(model: mujoco.MjModel, mesh: int) -> np.ndarray:
     return verts[np.asarray(model.mesh_face[fadr: fadr + fnum])]
 
 
+@lru_cache(maxsize=512)  # per model and mesh: each state's shapes ask again, and the check costs a product
 def _hull(model: mujoco.MjModel, mesh: int) -> tuple[np.ndarray, np.ndarray] | None:
     """The outward planes of the mesh's convex hull, from MuJoCo's stored hull graph (mesh_graph: numvert, numface,
     vert_edgeadr, vert_globalid, edge_localid of numvert + 3 numface, face_globalid: src/user/user_mesh.cc), or None where the mesh has none."""
@@ -115,7 +118,19 @@ def _hull(model: mujoco.MjModel, mesh: int) -> tuple[np.ndarray, np.ndarray] | N
     centre = verts.mean(axis=0)
     flip = normals @ centre > offsets  # the hull's winding made outward: its centre lies inside every plane
     normals[flip], offsets[flip] = -normals[flip], -offsets[flip]
-    return normals, offsets
+    # each face must be a supporting plane of the hull's own vertices (vert_globalid). Float32 vertices leave sliver
+    # faces' planes up to 1e-5 of the extent off (MuJoCo's makemesh test shapes): those planes are dropped, their
+    # neighbours bound the same side. A face that leaves vertices far outside is no hull face (gymnasium-robotics'
+    # Fetch: base_link's graph has faces with vertices 0.96 of the extent outside): such a graph is not measured.
+    corners = verts[graph[adr + 2 + nvert: adr + 2 + 2 * nvert]]
+    reach = max(float(np.max(np.abs(verts), initial=0.0)), TINY)
+    block = max(1, 4_000_000 // max(len(corners), 1))  # faces a block: a bounded product on meshes of 1e5 faces
+    outside = np.concatenate([np.max(normals[k: k + block] @ corners.T - offsets[k: k + block, None], axis=1)
+                              for k in range(0, len(offsets), block)]) if len(offsets) else np.zeros(0)
+    if float(np.max(outside, initial=0.0)) > NOT_A_HULL * reach:
+        return None
+    keep = outside <= SLIVER * reach
+    return normals[keep], offsets[keep]
 
 
 # -- rays ---------------------------------------------------------------------------------------------------------
