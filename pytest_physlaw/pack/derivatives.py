@@ -89,8 +89,23 @@ def differenced(m: mujoco.MjModel, state: mujoco.MjData, actuators: np.ndarray, 
             data.qvel[dof] += sign * h
             mujoco.mj_fwdVelocity(m, data)
             mujoco.mj_fwdActuation(m, data)
-            ends.append(moment.T @ data.actuator_force[actuators])
+            ends.append(np.array(data.qfrc_actuator))  # what the step applies: a joint's actuatorfrcrange clamped
         out[:, dof] = (ends[0] - ends[1]) / (2 * h)
+    return out
+
+
+def beyond_range(model: mujoco.MjModel, state: mujoco.MjData) -> list[mujoco.MjData]:
+    """Copies of `state` with every limited control half its range below its range, then above (a policy's output
+    beyond what the actuator takes: MuJoCo clamps it before it acts); none where no control is limited."""
+    limited = np.flatnonzero(np.asarray(mujoco_versions.per_control(model, "actuator_ctrllimited")).astype(bool))
+    if not limited.size or state.ctrl.size != mujoco_versions.per_control(model, "actuator_ctrllimited").size:
+        return []
+    low, high = np.asarray(mujoco_versions.per_control(model, "actuator_ctrlrange"), float)[limited].T
+    out = []
+    for ctrl in (low - 0.5 * (high - low), high + 0.5 * (high - low)):
+        data = copy.copy(state)
+        data.ctrl[limited] = ctrl
+        out.append(data)
     return out
 
 
@@ -112,9 +127,10 @@ def mismatch(m: mujoco.MjModel, state: mujoco.MjData, actuators: np.ndarray) -> 
 @pytest.mark.law("model-velocity-derivative", source=SOURCE)
 def test_velocity_derivative_is_the_actuator_forces(law, pack_model, exercised, model_case) -> None:
     """Under an implicit integrator, at each exercised state (the driven and the reaching runs'), MuJoCo's velocity
-    derivative of the actuator forces (`qDeriv`, passive forces off) equals central differences of moment^T
-    actuator_force over the actuated dofs' velocities, to 1e-6 of its largest entry beyond the differences' own
-    error: a force clamped at its forcerange has no velocity derivative."""
+    derivative of the actuator forces (`qDeriv`, passive forces off) equals central differences of the generalized
+    actuator force (`qfrc_actuator`, a joint's actuatorfrcrange clamped) over the actuated dofs' velocities, to 1e-6
+    of its largest entry beyond the differences' own error, also with the controls beyond their range: a force
+    clamped at its forcerange, or a control clamped to its ctrlrange, has no velocity derivative."""
     model = pack_model.model
     if int(model.opt.integrator) not in IMPLICIT:
         pytest.skip(f"{model_case}: integrator {mujoco.mjtIntegrator(int(model.opt.integrator)).name}: no velocity "
@@ -123,10 +139,12 @@ def test_velocity_derivative_is_the_actuator_forces(law, pack_model, exercised, 
     if not actuators.size:
         pytest.skip(f"{model_case}: no actuator with a fixed or affine gain and a bias none or affine")
     m = actuators_only(model)
-    worst, dof = max(mismatch(m, state, actuators) for state in exercised.states)
+    states = [*exercised.states, *beyond_range(model, exercised.states[-1])]
+    worst, dof = max(mismatch(m, state, actuators) for state in states)
     law.check("derivative_error", worst, le=ROUND_OFF, drift_abs=ROUND_OFF,
-              why=f"|qDeriv - d(moment^T actuator_force)/d(qvel)| (central differences) beyond the differences' own "
+              why=f"|qDeriv - d(qfrc_actuator)/d(qvel)| (central differences) beyond the differences' own "
                   f"disagreement, a share of the largest entry, worst along dof {dof}; failing, MuJoCo "
                   f"{mujoco.__version__}'s implicit integrator steps with another damping than its actuators have (a "
-                  "clamped force's velocity term kept: fixed in 3.5.0): an engine defect (not the model's): name it in "
+                  "clamped force's velocity term kept: fixed in 3.5.0; the unclamped control's, in 3.13.0; a joint's "
+                  "clamp, in 4.0.0): an engine defect (not the model's): name it in "
                   "a MuJoCo issue, or change MuJoCo version")

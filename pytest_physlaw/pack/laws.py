@@ -147,7 +147,6 @@ from pytest_physlaw.pack.twofold.mass import test_mass_matrix_and_its_factor_agr
 from pytest_physlaw.pack.twofold.body_inertias import test_mass_matrix_is_its_bodies  # noqa: F401
 from pytest_physlaw.pack.twofold.bias_force import test_bias_force_is_its_bodies  # noqa: F401
 from pytest_physlaw.pack.twofold.residuals import test_constraint_residuals_change_as_their_jacobian_says  # noqa: F401
-from pytest_physlaw.pack.twofold.contact_points import test_contact_points_lie_between_the_surfaces  # noqa: F401
 from pytest_physlaw.pack.twofold.jacobian_rates import test_jacobian_dot_is_the_jacobians_rate  # noqa: F401
 from pytest_physlaw.pack.twofold.midphase import test_midphase_prunes_no_contact  # noqa: F401
 from pytest_physlaw.pack.twofold.order import test_actuator_order_is_no_physics  # noqa: F401

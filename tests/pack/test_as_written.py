@@ -281,3 +281,60 @@ def test_a_urdf_is_not_read_as_mjcf(tmp_path: Path) -> None:
     path.write_text('<robot name="arm"><link name="base"/></robot>')
     with pytest.raises(mjcf_text.Unreadable, match="not MJCF"):
         mjcf_text.read(path)
+
+
+# a cylinder's bias, an intvelocity servo whose actrange inheritrange sets, a tendon whose actuatorfrcrange limits it
+# with actuatorfrclimited left "auto": the round-6 compile defects' attributes (their releases named below)
+SHORTCUTS = """<mujoco model="a lift, an arm and a cable">
+  <worldbody>
+    <body name="carriage"><joint name="lift" type="slide" axis="0 0 1" range="-.1 .1"/><geom size=".1" mass="2"/>
+      <body pos="0 0 .3"><joint name="hinge" axis="0 1 0" range="-60 60"/>
+        <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/></body></body>
+  </worldbody>
+  <tendon><fixed name="cable" actuatorfrcrange="-.5 .5"><joint joint="hinge" coef="1"/></fixed></tendon>
+  <actuator>
+    <cylinder name="ram" joint="lift" area=".01" bias="0 -4000 -60" timeconst=".05" ctrlrange="0 1"/>
+    <intvelocity name="servo" joint="hinge" kp="50" inheritrange="1"/>
+    <motor name="pull" tendon="cable" ctrlrange="-1 1"/>
+  </actuator>
+</mujoco>
+"""
+CYLINDER_BIAS_LOST = (3, 3, 3) <= mujoco_versions.version() < (3, 11)  # d3166cb6: a cylinder's bias compiled 0
+INHERITED_RANGE_LOST = (3, 11) <= mujoco_versions.version() < (3, 15)  # an intvelocity's inheritrange compiled no actrange
+AUTO_TENDON_LIMIT_LOST = mujoco_versions.version() < (3, 14)  # PR #3573: a tendon's actuatorfrclimited "auto" read false
+SHORTCUTS_READ = mujoco_versions.version() >= (3, 11)  # an intvelocity's inheritrange is refused before 3.11
+
+
+@pytest.mark.skipif(not SHORTCUTS_READ, reason=f"MuJoCo {mujoco.__version__} refuses an intvelocity's inheritrange")
+def test_shortcut_types_limits_and_inherited_ranges_compile_as_written(tmp_path: Path) -> None:
+    model, mjcf = _written(tmp_path, SHORTCUTS)
+    compared = W.compare(model, mjcf)
+    whats = " ".join(what for what, *_ in compared.rows)
+    for expected in ("cylinder 'ram' bias", "cylinder 'ram' area", "cylinder 'ram' dyntype (cylinder)",
+                     "intvelocity 'servo' actrange (inheritrange 1)", "intvelocity 'servo' biastype (intvelocity)",
+                     "fixed 'cable' actuatorfrclimited", "motor 'pull' ctrllimited", "joint 'lift' limited"):
+        assert expected in whats, expected
+    for what, written, compiled in compared.rows:
+        if np.allclose(written, compiled, rtol=W.RELATIVE, atol=W.ABSOLUTE):
+            continue
+        assert (CYLINDER_BIAS_LOST and "'ram' bias" in what) or (INHERITED_RANGE_LOST and "'servo' act" in what) or \
+            (AUTO_TENDON_LIMIT_LOST and "'cable' actuatorfrclimited" in what), (what, written, compiled)
+
+
+@pytest.mark.skipif(not SHORTCUTS_READ, reason=f"MuJoCo {mujoco.__version__} refuses an intvelocity's inheritrange")
+@pytest.mark.parametrize("fault", ["cylinder bias zeroed (3.10.0)", "inherited actrange lost (3.14.0)",
+                                   "tendon limit auto read false (3.13.0)", "servo biastype none"])
+def test_a_shortcut_compiled_otherwise_fails(tmp_path: Path, fault: str) -> None:
+    model, mjcf = _written(tmp_path, SHORTCUTS)
+    ram, servo = (mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, n) for n in ("ram", "servo"))
+    if fault.startswith("cylinder"):
+        model.actuator_biasprm[ram, :3] = 0.0
+    elif fault.startswith("inherited"):
+        model.actuator_actrange[servo] = 0.0
+        model.actuator_actlimited[servo] = 0
+    elif fault.startswith("tendon"):
+        model.tendon_actfrclimited[0] = 0
+    else:
+        model.actuator_biastype[servo] = int(mujoco.mjtBias.mjBIAS_NONE)
+    ratio, what = _worst(model, mjcf)
+    assert ratio > 1.0, (fault, ratio, what)

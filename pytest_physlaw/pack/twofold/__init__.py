@@ -30,7 +30,6 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `geometry_sensors`: a rangefinder reads its ray's first surface; a distance sensor's segment spans its geoms.
 - `contact_overlap`: a pair's deepest contact is as deep as its shapes overlap along the contact's normal.
 - `contact_normal`: a pair's deepest contact points along the direction its shapes overlap least.
-- `contact_points`: every contact's point lies within half its distance of each geom's surface.
 - `mjcf_text` (a measure): what an MJCF file writes for each element, defaults resolved, read from its text.
 - `as_written`: a model compiles to what its MJCF writes.
 - `body_inertias`: the mass matrix is the sum of its bodies' inertias through their Jacobians, plus armature.

@@ -52,6 +52,29 @@ GAINS = {
     ("damper", "kv"): (("actuator_gainprm", 2, -1.0),),
 }
 REWRITES_INERTIA = ("boundmass", "boundinertia", "balanceinertia", "settotalmass")
+G, B, D = mujoco.mjtGain, mujoco.mjtBias, mujoco.mjtDyn
+# a shortcut's kind -> (gaintype, biastype, dyntype or None where its settings choose: a position's timeconst)
+SHORTCUT_TYPES = {
+    "motor": (G.mjGAIN_FIXED, B.mjBIAS_NONE, D.mjDYN_NONE),
+    "position": (G.mjGAIN_FIXED, B.mjBIAS_AFFINE, None),
+    "velocity": (G.mjGAIN_FIXED, B.mjBIAS_AFFINE, D.mjDYN_NONE),
+    "intvelocity": (G.mjGAIN_FIXED, B.mjBIAS_AFFINE, D.mjDYN_INTEGRATOR),
+    "damper": (G.mjGAIN_AFFINE, B.mjBIAS_NONE, D.mjDYN_NONE),
+    "cylinder": (G.mjGAIN_FIXED, B.mjBIAS_AFFINE, D.mjDYN_FILTER),
+    "adhesion": (G.mjGAIN_FIXED, B.mjBIAS_NONE, D.mjDYN_NONE),
+    "muscle": (G.mjGAIN_MUSCLE, B.mjBIAS_MUSCLE, D.mjDYN_MUSCLE),
+}
+# each element's limit flags: (flag, its range, the compiled flag); "auto" (the default, with the compiler's
+# autolimits on) is limited where the range is written
+LIMITS = {
+    "joint": (("limited", "range", "jnt_limited"), ("actuatorfrclimited", "actuatorfrcrange", "jnt_actfrclimited")),
+    "tendon": (("limited", "range", "tendon_limited"),
+               ("actuatorfrclimited", "actuatorfrcrange", "tendon_actfrclimited")),
+    "actuator": (("ctrllimited", "ctrlrange", "actuator_ctrllimited"),
+                 ("forcelimited", "forcerange", "actuator_forcelimited"),
+                 ("actlimited", "actrange", "actuator_actlimited")),
+}
+INHERITS = {"position": ("ctrlrange", "actuator_ctrlrange"), "intvelocity": ("actrange", "actuator_actrange")}
 
 
 def _numbers(text: str | None) -> np.ndarray | None:
@@ -173,6 +196,8 @@ def _joint(model: mujoco.MjModel, mjcf: Mjcf, element: Element, j: int, degrees:
         value = _one(written(attr), out)
         if value is not None:
             out.add(f"{name} {attr}", np.full(dofs.size, value[0]), array[dofs])
+    if not free:
+        _limits(model, mjcf, element, j, "joint", written, out)
     for attr, array in (("margin", [model.jnt_margin[j]]), ("solreflimit", model.jnt_solref[j]),
                         ("solimplimit", model.jnt_solimp[j])):
         out.add(f"{name} {attr}", _numbers(written(attr)), array)
@@ -226,6 +251,7 @@ def _tendon(model: mujoco.MjModel, mjcf: Mjcf, element: Element, t: int, out: Co
                         ("armature", _row(model, "tendon_armature", t))):
         if array is not None:
             out.add(f"{name} {attr}", _numbers(mjcf.written(element, attr, ("tendon",))), array)
+    _limits(model, mjcf, element, t, "tendon", lambda attr: mjcf.written(element, attr, ("tendon",)), out)
 
 
 def _actuator(model: mujoco.MjModel, mjcf: Mjcf, element: Element, a: int, out: Comparison) -> None:
@@ -242,6 +268,13 @@ def _actuator(model: mujoco.MjModel, mjcf: Mjcf, element: Element, a: int, out: 
         if attr not in element.attrib and others:
             continue  # another kind's default may set it, and the shortcuts share one default actuator
         out.add(f"{name} {attr}", _numbers(mjcf.written(element, attr)), array)
+    inherit = _one(mjcf.written(element, "inheritrange"), out) if element.tag in INHERITS else None
+    inherited = inherit is not None and inherit[0] > 0 and _inherited(model, element, a, inherit[0], out)
+    if not (others and any(f not in element.attrib for f, _, _ in LIMITS["actuator"])) and not inherited:
+        _limits(model, mjcf, element, a, "actuator", lambda attr: mjcf.written(element, attr), out)
+    _types(model, element, a, out)
+    if element.tag == "cylinder":
+        _cylinder(model, mjcf, element, a, out)
     shortcuts = [(attr, targets) for (tag, attr), targets in GAINS.items() if tag == element.tag]
     if element.tag == "general":
         shortcuts = []
@@ -257,6 +290,69 @@ def _actuator(model: mujoco.MjModel, mjcf: Mjcf, element: Element, a: int, out: 
             continue
         for array, index, sign in targets:
             out.add(f"{name} {attr} ({array}[{index}])", sign * value, [getattr(model, array)[a][index]])
+
+
+def _limits(model: mujoco.MjModel, mjcf: Mjcf, element: Element, i: int, group: str, written, out: Comparison) -> None:
+    """Each limit flag of the element against the compiled one: "true" 1, "false" 0, "auto" (or unwritten) 1 where
+    its range is written with the compiler's autolimits on (the XML reference's default), else 0."""
+    if mjcf.compiler.get("autolimits", "true") != "true":
+        out.left["limit flags (the compiler's autolimits is off)"] += 1
+        return
+    for flag, span, array in LIMITS[group]:
+        compiled = _actuator_row(model, array, i) if group == "actuator" else _row(model, array, i)
+        if compiled is None:
+            continue  # a release before the flag (a tendon's actuatorfrclimited: 3.3.1)
+        text = written(flag)
+        if text in ("true", "false"):
+            value = 1.0 if text == "true" else 0.0
+        elif text in (None, "auto"):
+            value = 1.0 if _numbers(written(span)) is not None else 0.0
+        else:
+            continue
+        out.add(f"{_label(element, i)} {flag}", np.array([value]), compiled)
+
+
+def _inherited(model: mujoco.MjModel, element: Element, a: int, share: float, out: Comparison) -> bool:
+    """A position's ctrlrange or an intvelocity's actrange set by `inheritrange`: the joint's range about its middle,
+    scaled by `share` (the XML reference), against the compiled range and flag; True where compared."""
+    span, array = INHERITS[element.tag]
+    if int(model.actuator_trntype[a]) != int(mujoco.mjtTrn.mjTRN_JOINT):
+        out.left["inheritrange on a transmission other than a joint"] += 1
+        return True
+    j = int(model.actuator_trnid[a][0])
+    if not model.jnt_limited[j]:
+        return True  # the compiler refuses it; nothing to read
+    low, high = (float(x) for x in model.jnt_range[j])
+    middle, half = (low + high) / 2, share * (high - low) / 2
+    out.add(f"{_label(element, a)} {span} (inheritrange {share:g})", np.array([middle - half, middle + half]),
+            _actuator_row(model, array, a))
+    flag = {"ctrlrange": "actuator_ctrllimited", "actrange": "actuator_actlimited"}[span]
+    out.add(f"{_label(element, a)} {span}'s flag (inheritrange)", np.array([1.0]), _actuator_row(model, flag, a))
+    return True
+
+
+def _types(model: mujoco.MjModel, element: Element, a: int, out: Comparison) -> None:
+    """A shortcut's gain, bias and dynamics types, as its kind defines them (the XML reference's actuator/shortcuts)."""
+    kinds = SHORTCUT_TYPES.get(element.tag)
+    if kinds is None:
+        return
+    for what, kind in zip(("gaintype", "biastype", "dyntype"), kinds):
+        if kind is not None:
+            out.add(f"{_label(element, a)} {what} ({element.tag})", np.array([float(int(kind))]),
+                    _actuator_row(model, f"actuator_{what}", a))
+
+
+def _cylinder(model: mujoco.MjModel, mjcf: Mjcf, element: Element, a: int, out: Comparison) -> None:
+    """A cylinder's area (or diameter, pi d^2 / 4, where written) as its gain, its bias as biasprm[0:3] and its
+    timeconst as dynprm[0]."""
+    name = _label(element, a)
+    diameter = _one(mjcf.written(element, "diameter"), out)
+    area = np.pi * diameter ** 2 / 4 if diameter is not None and diameter[0] > 0 else \
+        _one(mjcf.written(element, "area"), out)
+    out.add(f"{name} area", area, [_actuator_row(model, "actuator_gainprm", a)[0]])
+    out.add(f"{name} bias", _numbers(mjcf.written(element, "bias")), _actuator_row(model, "actuator_biasprm", a))
+    out.add(f"{name} timeconst", _one(mjcf.written(element, "timeconst"), out),
+            [_actuator_row(model, "actuator_dynprm", a)[0]])
 
 
 def _section(mjcf: Mjcf, section: str) -> tuple[str, ...]:
