@@ -160,6 +160,13 @@ def velocity_derivative(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarra
     return sparse_to_dense(model.nv, model.nv, data.qDeriv, owner.D_rownnz, owner.D_rowadr, owner.D_colind)
 
 
+def velocity_derivative_pattern(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """(nv, nv) bool: the entries `qDeriv`'s sparse index holds (the rest MuJoCo does not store, hence treats as 0)."""
+    owner = model if hasattr(model, "D_rownnz") else data
+    ones = np.ones(int(np.sum(np.asarray(owner.D_rownnz)[:model.nv])))
+    return sparse_to_dense(model.nv, model.nv, ones, owner.D_rownnz, owner.D_rowadr, owner.D_colind) != 0
+
+
 def constraint_jacobian(model: mujoco.MjModel, data: mujoco.MjData, rows: int | None = None) -> np.ndarray:
     """The constraint rows' Jacobian `efc_J` as a dense (nefc, nv) array, whether MuJoCo stored it sparse or dense;
     its first `rows` rows only where given (the equality rows come first: `data.ne`)."""
