@@ -114,16 +114,10 @@ def actuator_moments(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
                            data.moment_colind)
 
 
-
 def has_jacobian_dot() -> bool:
     """Whether this MuJoCo has `mj_jacDot` (the time derivative of a point's Jacobian; 3.2.3 on)."""
     return hasattr(mujoco, "mj_jacDot")
 
-
-def jacobian_dot(model: mujoco.MjModel, data: mujoco.MjData, jacp: np.ndarray, jacr: np.ndarray, point: np.ndarray,
-                 body: int) -> None:
-    """`mj_jacDot` into (3, nv) jacp and jacr at a point attached to `body` (world coordinates)."""
-    mujoco.mj_jacDot(model, data, jacp, jacr, point, body)
 
 def sparse_to_dense(rows: int, cols: int, values: np.ndarray, rownnz: np.ndarray, rowadr: np.ndarray,
                     colind: np.ndarray) -> np.ndarray:
@@ -156,15 +150,20 @@ def tendon_jacobian(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
 def velocity_derivative(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     """(nv, nv) `qDeriv`, d(qfrc_smooth)/d(qvel) as the implicit integrators left it, dense: its sparse index is the
     model's (`mjModel.D_rownnz`) where the model has it, else the data's."""
-    owner = model if hasattr(model, "D_rownnz") else data
-    return sparse_to_dense(model.nv, model.nv, data.qDeriv, owner.D_rownnz, owner.D_rowadr, owner.D_colind)
+    return sparse_to_dense(model.nv, model.nv, data.qDeriv, *_derivative_index(model, data))
 
 
 def velocity_derivative_pattern(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     """(nv, nv) bool: the entries `qDeriv`'s sparse index holds (the rest MuJoCo does not store, hence treats as 0)."""
+    index = _derivative_index(model, data)
+    ones = np.ones(int(np.sum(np.asarray(index[0])[:model.nv])))
+    return sparse_to_dense(model.nv, model.nv, ones, *index) != 0
+
+
+def _derivative_index(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """qDeriv's sparse index (rownnz, rowadr, colind): the model's where it has one, else the data's."""
     owner = model if hasattr(model, "D_rownnz") else data
-    ones = np.ones(int(np.sum(np.asarray(owner.D_rownnz)[:model.nv])))
-    return sparse_to_dense(model.nv, model.nv, ones, owner.D_rownnz, owner.D_rowadr, owner.D_colind) != 0
+    return owner.D_rownnz, owner.D_rowadr, owner.D_colind
 
 
 def constraint_jacobian(model: mujoco.MjModel, data: mujoco.MjData, rows: int | None = None) -> np.ndarray:

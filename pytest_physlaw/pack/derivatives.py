@@ -97,8 +97,9 @@ def differenced(m: mujoco.MjModel, state: mujoco.MjData, actuators: np.ndarray, 
 def beyond_range(model: mujoco.MjModel, state: mujoco.MjData) -> list[mujoco.MjData]:
     """Copies of `state` with every limited control half its range below its range, then above (a policy's output
     beyond what the actuator takes: MuJoCo clamps it before it acts); none where no control is limited."""
-    limited = np.flatnonzero(np.asarray(mujoco_versions.per_control(model, "actuator_ctrllimited")).astype(bool))
-    if not limited.size or state.ctrl.size != mujoco_versions.per_control(model, "actuator_ctrllimited").size:
+    flags = np.asarray(mujoco_versions.per_control(model, "actuator_ctrllimited")).astype(bool)
+    limited = np.flatnonzero(flags)
+    if not limited.size or state.ctrl.size != flags.size:
         return []
     low, high = np.asarray(mujoco_versions.per_control(model, "actuator_ctrlrange"), float)[limited].T
     out = []

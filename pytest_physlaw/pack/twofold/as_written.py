@@ -269,7 +269,9 @@ def _actuator(model: mujoco.MjModel, mjcf: Mjcf, element: Element, a: int, out: 
             continue  # another kind's default may set it, and the shortcuts share one default actuator
         out.add(f"{name} {attr}", _numbers(mjcf.written(element, attr)), array)
     inherit = _one(mjcf.written(element, "inheritrange"), out) if element.tag in INHERITS else None
-    inherited = inherit is not None and inherit[0] > 0 and _inherited(model, element, a, inherit[0], out)
+    inherited = inherit is not None and inherit[0] > 0
+    if inherited:
+        _inherited(model, element, a, float(inherit[0]), out)
     if not (others and any(f not in element.attrib for f, _, _ in LIMITS["actuator"])) and not inherited:
         _limits(model, mjcf, element, a, "actuator", lambda attr: mjcf.written(element, attr), out)
     _types(model, element, a, out)
@@ -312,23 +314,22 @@ def _limits(model: mujoco.MjModel, mjcf: Mjcf, element: Element, i: int, group: 
         out.add(f"{_label(element, i)} {flag}", np.array([value]), compiled)
 
 
-def _inherited(model: mujoco.MjModel, element: Element, a: int, share: float, out: Comparison) -> bool:
+def _inherited(model: mujoco.MjModel, element: Element, a: int, share: float, out: Comparison) -> None:
     """A position's ctrlrange or an intvelocity's actrange set by `inheritrange`: the joint's range about its middle,
-    scaled by `share` (the XML reference), against the compiled range and flag; True where compared."""
+    scaled by `share` (the XML reference), against the compiled range and flag."""
     span, array = INHERITS[element.tag]
     if int(model.actuator_trntype[a]) != int(mujoco.mjtTrn.mjTRN_JOINT):
         out.left["inheritrange on a transmission other than a joint"] += 1
-        return True
+        return
     j = int(model.actuator_trnid[a][0])
     if not model.jnt_limited[j]:
-        return True  # the compiler refuses it; nothing to read
+        return  # the compiler refuses it; nothing to read
     low, high = (float(x) for x in model.jnt_range[j])
     middle, half = (low + high) / 2, share * (high - low) / 2
     out.add(f"{_label(element, a)} {span} (inheritrange {share:g})", np.array([middle - half, middle + half]),
             _actuator_row(model, array, a))
     flag = {"ctrlrange": "actuator_ctrllimited", "actrange": "actuator_actlimited"}[span]
     out.add(f"{_label(element, a)} {span}'s flag (inheritrange)", np.array([1.0]), _actuator_row(model, flag, a))
-    return True
 
 
 def _types(model: mujoco.MjModel, element: Element, a: int, out: Comparison) -> None:

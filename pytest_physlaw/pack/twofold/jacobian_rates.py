@@ -13,14 +13,12 @@ of the state's largest dof speed: the difference's truncation (a third of what t
 round-off (100 eps of the entries' operands, the model's extent for translation and 1 for rotation, over H/2); the
 reported derivative sums products of each dof's speed with axes and lever arms. States: `twofold_states` (three of
 them above 200 dofs). Left out: states at rest, mocap bodies, the world, releases without `mj_jacDot` (before 3.2.3,
-`mujoco_versions.jacobian_dot`).
+`mujoco_versions.has_jacobian_dot`).
 
 Measured figures and commands: docs/second-computations.md ("A Jacobian's derivative is its rate").
 """
 
 from __future__ import annotations
-
-import copy
 
 import mujoco
 import numpy as np
@@ -59,7 +57,7 @@ def reported(model: mujoco.MjModel, data: mujoco.MjData, bodies: np.ndarray) -> 
     """(bodies, 2, 3, nv): `mj_jacDot` at each body's centre of mass, as MuJoCo reports it at the state."""
     out = np.zeros((bodies.size, 2, 3, model.nv))
     for k, b in enumerate(bodies.tolist()):
-        mujoco_versions.jacobian_dot(model, data, out[k, 0], out[k, 1], np.array(data.xipos[b], float), b)
+        mujoco.mj_jacDot(model, data, out[k, 0], out[k, 1], np.array(data.xipos[b], float), b)
     return out
 
 
@@ -71,9 +69,11 @@ def mismatch(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np
     if not bodies.size:
         return None
     local = anchors(model, data, bodies)
+    first: list[np.ndarray] = []  # along_motion's first call is at the state itself: its Jacobians size the bound
 
     def quantity(m: mujoco.MjModel, d: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
         values = jacobians(m, d, bodies, local).ravel()
+        first[:] = first or [values]
         return values, np.zeros(values.size, dtype=np.int64)
 
     shape = (bodies.size, 2, 3 * model.nv)
@@ -83,7 +83,7 @@ def mismatch(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np
         return None
     measured, error = rate.measured.reshape(shape), rate.error.reshape(shape)
     got = reported(model, data, bodies).reshape(shape) / rate.speed
-    jac = jacobians(model, copy.copy(data), bodies, local).reshape(shape)
+    jac = first[0].reshape(shape)
     spread = float(np.sum(np.abs(data.qvel))) / rate.speed  # |qvel|_1 per unit of its largest entry
     off = rates.ULPS * rates.EPS * np.max(np.abs(jac), axis=2) * spread
     apart = np.max(np.abs(got - measured), axis=2)

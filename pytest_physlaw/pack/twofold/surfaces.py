@@ -17,7 +17,8 @@ puts the exact hit. Left out (None): SDF geoms, whose surface is a plugin's, and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
+from weakref import WeakKeyDictionary
 
 import mujoco
 import numpy as np
@@ -96,8 +97,18 @@ def _triangles(model: mujoco.MjModel, mesh: int) -> np.ndarray:
     return verts[np.asarray(model.mesh_face[fadr: fadr + fnum])]
 
 
-@lru_cache(maxsize=512)  # per model and mesh: each state's shapes ask again, and the check costs a product
+_HULLS: WeakKeyDictionary = WeakKeyDictionary()  # model -> {mesh: planes}: each state's shapes ask again, gone with it
+
+
 def _hull(model: mujoco.MjModel, mesh: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The mesh's convex hull planes (`_hull_planes`), once per model and mesh."""
+    known = _HULLS.setdefault(model, {})
+    if mesh not in known:
+        known[mesh] = _hull_planes(model, mesh)
+    return known[mesh]
+
+
+def _hull_planes(model: mujoco.MjModel, mesh: int) -> tuple[np.ndarray, np.ndarray] | None:
     """The outward planes of the mesh's convex hull, from MuJoCo's stored hull graph (mesh_graph: numvert, numface,
     vert_edgeadr, vert_globalid, edge_localid of numvert + 3 numface, face_globalid: src/user/user_mesh.cc), or None where the mesh has none."""
     adr = int(model.mesh_graphadr[mesh])
