@@ -138,6 +138,7 @@ from pytest_physlaw.pack.twofold.contact_overlap import test_contact_depth_is_th
 from pytest_physlaw.pack.twofold.contact_normal import test_contact_normal_is_least_overlap  # noqa: F401
 from pytest_physlaw.pack.twofold.as_written import test_compiled_as_written  # noqa: F401
 from pytest_physlaw.pack.twofold.constants import test_compiled_constants_are_the_mass_matrix  # noqa: F401
+from pytest_physlaw.pack.twofold.fluid_units import test_fluid_forces_are_each_bodys_in_any_units  # noqa: F401
 from pytest_physlaw.pack.twofold.fused import test_fusing_static_bodies_keeps_the_dynamics  # noqa: F401
 from pytest_physlaw.pack.twofold.geometry_sensors import (  # noqa: F401
     test_distance_sensors_span_their_geoms, test_rangefinders_read_the_first_surface)

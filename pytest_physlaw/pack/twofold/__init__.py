@@ -22,6 +22,8 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `velocities`: each body's velocity as MuJoCo reports it (cvel) is its pose's rate along qvel.
 - `split_step`: `mj_step1` then `mj_step2` step as `mj_step` does, sensors included.
 - `jacobian_rates`: `mj_jacDot` at each body's centre of mass is the rate of that point's Jacobian along qvel.
+- `fluid_units`: each body's fluid wrench is the body's alone, and the same in units where it measures about a metre
+  and a kilogram.
 - `order`: the actuators reordered give the same step.
 - `fused`: a model that fuses its static bodies has the unfused model's mass matrix and bias force.
 - `constants`: the constants `mj_setConst` stores at qpos0 are their definitions evaluated anew.
