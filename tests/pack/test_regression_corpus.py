@@ -90,3 +90,27 @@ def test_a_case_caught_by_the_gate_is_judged_by_the_gate_across_the_two_reports(
     gated = _run_module().gated
     assert gated(reports["bad"], reports["fixed"]) == ["test_value height_mm"]
     assert gated(reports["fixed"], reports["fixed"]) == []
+
+
+@pytest.mark.parametrize(("row", "by_law", "check"), [
+    # 3.3.0's replicate case: the as-written law fails the trigger only; mj_jacDot's defect fails trigger and twin
+    ({"bad_failed": ["as-written", "jacdot"], "fixed_failed": [], "bad_untriggered": ["jacdot"],
+      "fixed_untriggered": []}, ["as-written"], True),
+    # a fixed release with its own defect, failing trigger and twin alike there
+    ({"bad_failed": ["as-written", "jacdot"], "fixed_failed": ["jacdot"], "bad_untriggered": ["jacdot"],
+      "fixed_untriggered": ["jacdot"]}, ["as-written"], True),
+    # a law failing on the fixed release too is no catch; nor a fixed release failing what its twin passes
+    ({"bad_failed": ["depth"], "fixed_failed": ["depth"]}, [], False),
+    ({"bad_failed": ["as-written"], "fixed_failed": ["depth"], "bad_untriggered": [], "fixed_untriggered": []},
+     ["as-written"], False),
+    # a law failing the twin is the release's, not the bug's
+    ({"bad_failed": ["energy"], "fixed_failed": [], "bad_untriggered": ["energy"], "fixed_untriggered": []}, [],
+     False),
+], ids=["another-defect-of-the-bad-release", "another-defect-of-the-fixed-release", "fails-on-both",
+        "fixed-release-fails-the-trigger", "twin-fails-alike"])
+def test_each_law_is_judged_on_its_own(row: dict, by_law: list, check: bool) -> None:
+    """run.py's second tally: a law is the bug's where it fails the trigger on the bad release only, and the fixed
+    release fails nothing its twin passes."""
+    run = _run_module()
+    run.attribute(row)
+    assert row["by_law"] == by_law and row["blind_check_by_law"] is check

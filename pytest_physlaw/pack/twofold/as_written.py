@@ -1,22 +1,24 @@
 """A model compiles to what its MJCF writes: its `<option>`, each joint's, geom's, tendon's and actuator's physical
 attributes (a joint's and tendon's limit and friction solver parameters among them), each contact pair's, each
 equality constraint's (solref, solimp, a joint or tendon coupling's polynomial, a weld's torquescale), each sensor's
-noise and cutoff, and each body's `<inertial>` and gravcomp, written on the element or inherited from its default
-class, are the compiled model's values,
+noise and cutoff, and each body's `<inertial>`, gravcomp and place in its parent (its pos and orientation through the
+`<frame>`s and `<replicate>` copies around it), written on the element or inherited from its default class, are the
+compiled model's values,
 converted as MuJoCo's XML reference documents them (degrees to radians for hinge and ball ranges; a position
 servo's kp as gain and bias, a damper's kv as its gain; an inertial's principal moments turned by its orientation,
 any of quat, euler, axisangle, xyaxes and zaxis, or its full tensor; an option's keyword as MuJoCo's enum). The
 second computation is the file's text read apart from MuJoCo's parser (`twofold.mjcf_text`): a release whose reader
-or compiler loses a value (3.10.0: a damper's kv from a default class compiled as 0; 3.2.3: an inertial's euler
-ignored) is seen here before any run. Source: MuJoCo's XML reference (option, joint, geom, tendon, actuator
+or compiler loses a value (3.10.0: a damper's kv from a default class compiled as 0; 3.1.3 to 3.2.3: an inertial's
+euler ignored; 3.1.5 to 3.3.0: a replicate's copy stepped along the axes of the copy before) is seen here before any
+run. Source: MuJoCo's XML reference (option, joint, geom, tendon, actuator
 shortcuts, inertial; compiler angle and eulerseq; default classes).
 
 Bound: 1e-9 of each value's size (MuJoCo and Python read decimal text to the same doubles; a full inertia is
 diagonalized by the compiler, to far below that), 1e-12 absolute. An element is found by the compiler's order
 where the file's elements of its kind line up one to one with the model's (every named one at its name's id), else
-by its name. Left out, and named: unnamed elements that do not line up (a `<replicate>`, `<attach>`, `<composite>`
-or `<flexcomp>` adds elements this reading does not see), names the compiled model lacks (a body fused into its
-parent), a shortcut's kp and kv where its class chain also sets another actuator kind's defaults (MuJoCo's
+by its name. Left out, and named: unnamed elements that do not line up (an `<attach>`, `<composite>` or
+`<flexcomp>` adds elements this reading does not see), names the compiled model lacks (a body fused into its
+parent), bodies the compiler aligns with their inertia (a free joint's `align`), a shortcut's kp and kv where its class chain also sets another actuator kind's defaults (MuJoCo's
 shortcuts then share one default actuator), several numbers where this reading expects one, every inertial where
 the compiler rewrites inertia (`inertiafromgeom="true"`, `boundmass`, `boundinertia`, `balanceinertia`,
 `settotalmass`), the options of a file that attaches another model (its settings may merge), and attributes a
@@ -144,6 +146,7 @@ def compare(model: mujoco.MjModel, mjcf: Mjcf) -> Comparison:
             out.left[f"inertials (the compiler rewrites them: {', '.join(rewrites)})"] += 1
         else:
             _inertial(model, mjcf, element, b, degrees, out)
+        _pose(model, mjcf, element, b, degrees, out)
     return out
 
 
@@ -196,7 +199,7 @@ def _joint(model: mujoco.MjModel, mjcf: Mjcf, element: Element, j: int, degrees:
         value = _one(written(attr), out)
         if value is not None:
             out.add(f"{name} {attr}", np.full(dofs.size, value[0]), array[dofs])
-    if not free:
+    if kind != "free":  # a free joint is never limited, nor its force (MuJoCo's test: actuation/refsite_free.xml)
         _limits(model, mjcf, element, j, "joint", written, out)
     for attr, array in (("margin", [model.jnt_margin[j]]), ("solreflimit", model.jnt_solref[j]),
                         ("solimplimit", model.jnt_solimp[j])):
@@ -445,6 +448,45 @@ def _inertial(model: mujoco.MjModel, mjcf: Mjcf, element: Element, b: int, degre
     out.add(f"{name} inertia (body frame)", written.ravel(), compiled.ravel())
 
 
+def _pose(model: mujoco.MjModel, mjcf: Mjcf, element: Element, b: int, degrees: bool, out: Comparison) -> None:
+    """A body's place in its parent: its pos and orientation through the frames and replicate copies around it."""
+    align = element.attrib.get("free:align")
+    if align == "true" or (align == "auto" and mjcf.compiler.get("alignfree") == "true"):
+        out.left["bodies the compiler aligns with their inertia (a free joint's align)"] += 1
+        return
+    placed = place(element.attrib, element.frames, mjcf.compiler, degrees)
+    if placed is None:
+        out.left["bodies whose place this reading cannot take"] += 1
+        return
+    name = _label(element, b)
+    turn = np.zeros(9)
+    mujoco.mju_quat2Mat(turn, np.asarray(model.body_quat[b], float))
+    out.add(f"{name} pos (in its parent)", placed[0], model.body_pos[b])
+    out.add(f"{name} orientation (in its parent)", placed[1].ravel(), turn)
+
+
+def place(attrib: dict[str, str], frames: tuple, compiler: dict[str, str],
+          degrees: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """(position, rotation) an element's pos and orientation write, in its body's frame (a body's: its parent's),
+    through the frames around it, outermost first: a <frame>'s pos and orientation once, a <replicate>'s offset and
+    euler k times for its copy k (copy k steps from copy k - 1 along copy k - 1's axes); None where an orientation
+    cannot be taken."""
+    pos, turn = np.zeros(3), np.eye(3)
+    for tag, frame, times in frames:
+        step = _numbers(frame.get("offset" if tag == "replicate" else "pos"))
+        rotation = orientation({k: v for k, v in frame.items() if tag != "replicate" or k == "euler"}, compiler,
+                               degrees)
+        if rotation is None or (step is not None and len(step) != 3):
+            return None
+        step = np.zeros(3) if step is None else step
+        for _ in range(times):
+            pos, turn = pos + turn @ step, turn @ rotation
+    own, rotation = _numbers(attrib.get("pos")), orientation(attrib, compiler, degrees)
+    if rotation is None or (own is not None and len(own) != 3):
+        return None
+    return pos + turn @ (np.zeros(3) if own is None else own), turn @ rotation
+
+
 def _tensor(attrib: dict[str, str], compiler: dict[str, str], degrees: bool) -> np.ndarray | None:
     """The inertia tensor the inertial writes, in its body's frame."""
     full = _numbers(attrib.get("fullinertia"))
@@ -529,5 +571,5 @@ def test_compiled_as_written(law, pack_model, model_case) -> None:
                   f"written {np.array2string(written, precision=6)}, compiled {np.array2string(compiled, precision=6)}"
                   + (f"; left out: {named}" if named else "") +
                   f"; failing, MuJoCo {mujoco.__version__} compiled the file to another value than it writes (3.10.0: "
-                  "a damper's kv from a default class as 0): a reader or compiler defect, not the model's; report it, "
-                  "or change MuJoCo version")
+                  "a damper's kv from a default class as 0; 3.3.0: a replicate's copies stepped along the axes of the "
+                  "copy before): a reader or compiler defect, not the model's; report it, or change MuJoCo version")

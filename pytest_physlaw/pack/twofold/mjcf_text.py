@@ -8,8 +8,11 @@ compares it with the compiled model. Source: MuJoCo's XML reference (Default set
 
 Read as text with the standard library, apart from MuJoCo's parser: a release whose reader or compiler drops or
 mangles a value (3.10.0 compiled a damper's kv set in a default class as 0) disagrees with it. `<include>` files are
-read in place; what `<replicate>` or `<attach>` makes is not read (its names are the compiler's), nor are elements
-`<composite>`, `<flexcomp>` or a plugin make.
+read in place. A `<replicate count=N>` is read as N copies of what it holds, in order, copy k placed by the
+replicate's offset and turn applied k times (each copy steps from the one before along that copy's own axes) and
+each name inside given the suffix `sep` + k (as many digits as N has; an inner replicate's suffix first). What
+`<attach>` makes is not read (its names are the compiler's), nor are elements `<composite>`, `<flexcomp>` or a
+plugin make.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path
 
 ACTUATOR_KINDS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle",
                   "adhesion", "dcmotor", "orientation", "plugin")  # every element of <actuator> is one actuator
-NOT_READ = ("replicate", "attach", "composite", "flexcomp")  # their elements are the compiler's to name
+NOT_READ = ("attach", "composite", "flexcomp")  # their elements are the compiler's to name
 
 
 class Unreadable(Exception):
@@ -36,6 +39,9 @@ class Element:
     cls: str
     order: int = 0  # its place in the file, among all elements read
     body: int = -1  # the body it belongs to, in the compiler's order (world 0); -1 outside the body tree
+    # the frames between it and its body (a body's: its parent), outermost first: ("frame", its attributes, 1), or
+    # ("replicate", its attributes, k) for its copy k (offset and turn applied k times)
+    frames: tuple[tuple[str, dict[str, str], int], ...] = ()
 
     @property
     def name(self) -> str | None:
@@ -146,25 +152,46 @@ def _defaults(found: Mjcf, default: ET.Element, parent: str | None) -> None:
             table.setdefault(child.tag, {}).update(child.attrib)
 
 
-def _tree(found: Mjcf, node: ET.Element, inherited: str, body: int) -> None:
+def _tree(found: Mjcf, node: ET.Element, inherited: str, body: int,
+          frames: tuple[tuple[str, dict[str, str], int], ...] = (), suffix: str = "") -> None:
     """Walk a body tree in the file's order (the compiler numbers bodies so): bodies and frames pass their
-    childclass down, a frame's elements belong to the body around it; joints and geoms take their own class."""
+    childclass down, a frame's elements belong to the body around it; joints and geoms take their own class; a
+    replicate's copies one after another, each with its place and its names' suffix."""
     for child in node:
         if child.tag in NOT_READ:
             continue
         if child.tag == "body":
             inertial = child.find("inertial")
             extra = {f"inertial:{k}": v for k, v in inertial.attrib.items()} if inertial is not None else {}
+            for joint in child:  # a free joint may align its body's frame with the inertia's (the compiler moves it)
+                if joint.tag == "freejoint" or (joint.tag == "joint" and joint.get("type") == "free"):
+                    extra["free:align"] = joint.get("align", "auto")
             own = found.bodies
             found.bodies += 1
-            _keep(found, ET.Element("body", dict(child.attrib, **extra)), inherited, own)
-            _tree(found, child, child.get("childclass") or inherited, own)
+            _keep(found, ET.Element("body", _named(dict(child.attrib, **extra), suffix)), inherited, own, frames)
+            _tree(found, child, child.get("childclass") or inherited, own, (), suffix)
         elif child.tag == "frame":
-            _tree(found, child, child.get("childclass") or inherited, body)
+            framed = (*frames, ("frame", dict(child.attrib), 1))
+            _tree(found, child, child.get("childclass") or inherited, body, framed, suffix)
+        elif child.tag == "replicate":
+            count = int(child.get("count", "0"))
+            for k in range(count):
+                _tree(found, child, inherited, body, (*frames, ("replicate", dict(child.attrib), k)),
+                      f"{child.get('sep', '')}{k:0{len(str(count))}d}{suffix}")
         elif child.tag in ("joint", "freejoint", "geom"):
-            _keep(found, child, child.get("class") or inherited, body)
+            _keep(found, ET.Element(child.tag, _named(dict(child.attrib), suffix)), child.get("class") or inherited,
+                  body, frames)
 
 
-def _keep(found: Mjcf, element: ET.Element, cls: str, body: int = -1) -> None:
+def _named(attrib: dict[str, str], suffix: str) -> dict[str, str]:
+    """The attributes with a replicated element's name suffixed as the compiler names the copy."""
+    if suffix and attrib.get("name"):
+        attrib["name"] += suffix
+    return attrib
+
+
+def _keep(found: Mjcf, element: ET.Element, cls: str, body: int = -1,
+          frames: tuple[tuple[str, dict[str, str], int], ...] = ()) -> None:
     order = sum(len(elements) for elements in found.elements.values())
-    found.elements.setdefault(element.tag, []).append(Element(element.tag, dict(element.attrib), cls, order, body))
+    found.elements.setdefault(element.tag, []).append(Element(element.tag, dict(element.attrib), cls, order, body,
+                                                              frames))
