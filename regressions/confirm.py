@@ -1051,20 +1051,26 @@ CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4
 
 
 
-def _round6() -> dict:
-    """The sixth blind round's probes (`round6/`, one module an area, written apart from the pack with its scenes in
-    `models/round6/`): {case id: probe}."""
+ROUNDS = {6: ("actuators", "collision", "compiler", "constraints"),  # the blind rounds' probes: round6/, round7/
+          7: ("actuation", "collision", "compiler", "constraints")}
+
+
+def _rounds() -> dict:
+    """The blind rounds' probes (`round6/`, `round7/`: one module an area, written apart from the pack, with their
+    scenes in `models/round6/`, `models/round7/`): {case id: probe}."""
     import importlib.util
     found = {}
-    for area in ("actuators", "collision", "compiler", "constraints"):
-        spec = importlib.util.spec_from_file_location(f"round6_{area}", HERE / "round6" / f"{area}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        found.update(module.CASES)
+    for number, areas in ROUNDS.items():
+        for area in areas:
+            path = HERE / f"round{number}" / f"{area}.py"
+            spec = importlib.util.spec_from_file_location(f"round{number}_{area}", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            found.update(module.CASES)
     return found
 
 
-CASES.update(_round6())
+CASES.update(_rounds())
 
 if __name__ == "__main__":
     # a second argument runs a one-model measurement on another model: the case's twin, to show it clean
