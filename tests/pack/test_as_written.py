@@ -352,9 +352,11 @@ PEN = """<mujoco model="a pen of walls around a turned frame">
           <body name="wall" pos=".5 0 .1" quat="1 0 0 1">
             <joint name="hinge" type="hinge" range="-10 10"/>
             <geom name="board" type="box" size=".5 .02 .1" mass="5"/>
+            <site name="mark" pos=".1 0 .05" euler="0 0 30"/>
           </body>
         </replicate>
-        <body name="post" pos="0 0 .2"><geom type="cylinder" size=".03 .2" mass="1"/></body>
+        <body name="post" pos="0 0 .2"><geom type="cylinder" size=".03 .2" mass="1"/>
+          <frame euler="0 45 0"><geom name="rung" type="capsule" fromto="0 0 0 .2 0 .1" size=".01"/></frame></body>
       </replicate>
     </frame>
     <body name="ball" pos=".5 .5 .06" xyaxes="0 1 0 -1 0 0">
@@ -387,10 +389,12 @@ def test_replicated_bodies_are_named_and_placed_as_the_compiler_does(tmp_path: P
     names = [e.name for e in mjcf.in_order(("body",))]
     assert names == [model.body(b).name for b in range(1, model.nbody)]
     assert names[:4] == ["wall0-0", "wall1-0", "post-0", "wall0-1"]
+    assert [e.name for e in mjcf.in_order(("site",))] == [model.site(i).name for i in range(model.nsite)]
     compared = W.compare(model, mjcf)
     assert not compared.left, compared.left
     whats = " ".join(what for what, *_ in compared.rows)
     assert "body 'wall1-3' pos (in its parent)" in whats and "body 'ball' orientation (in its parent)" in whats
+    assert "site 'mark1-3' orientation (in its body)" in whats and "geom 'rung-2' fromto axis (in its body)" in whats
     ratio, what = _worst(model, mjcf)
     if REPLICATE_LAGS:
         assert ratio > 1e6 and "post" in what, (ratio, what)  # the release's own defect, seen
@@ -401,18 +405,22 @@ def test_replicated_bodies_are_named_and_placed_as_the_compiler_does(tmp_path: P
 @pytest.mark.skipif(not REPLICATE_READ or REPLICATE_LAGS,
                     reason=f"MuJoCo {mujoco.__version__}: no <replicate>, or its copies lag (to 3.3.0)")
 @pytest.mark.parametrize("fault", ["copy stepped along the copy before's axes (3.3.0)", "frame's turn dropped",
-                                   "pos 1e-6 off"])
-def test_a_body_placed_otherwise_fails(tmp_path: Path, fault: str) -> None:
+                                   "pos 1e-6 off", "site turned (3.13.0's mesh site)", "fromto axis tilted"])
+def test_a_body_or_part_placed_otherwise_fails(tmp_path: Path, fault: str) -> None:
     model, mjcf = _pen(tmp_path)
     walls = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, f"wall0-{k}") for k in range(4)]
     if fault.startswith("copy"):
         model.body_pos[walls[2]] = model.body_pos[walls[1]] + (model.body_pos[walls[1]] - model.body_pos[walls[0]])
     elif fault.startswith("frame"):
         model.body_quat[walls[0]] = [1, 0, 0, 1] / np.sqrt(2)
-    else:
+    elif fault.startswith("pos"):
         model.body_pos[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, "ball")] += 1e-6
+    elif fault.startswith("site"):
+        model.site_quat[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, "mark1-2")] = [1, 0, 0, 0]
+    else:
+        model.geom_quat[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, "rung-1")] = [1, 0, 0, 0]
     ratio, what = _worst(model, mjcf)
-    assert ratio > 1.0 and ("wall" in what or "ball" in what), (fault, ratio, what)
+    assert ratio > 1.0 and any(n in what for n in ("wall", "ball", "mark1-2", "rung-1")), (fault, ratio, what)
 
 
 def test_a_body_the_compiler_aligns_with_its_inertia_is_left_out_naming_why(tmp_path: Path) -> None:
@@ -424,4 +432,5 @@ def test_a_body_the_compiler_aligns_with_its_inertia_is_left_out_naming_why(tmp_
     except ValueError:
         pytest.skip(f"MuJoCo {mujoco.__version__} has no free joint align")
     compared = W.compare(model, mjcf_text.read(path))
-    assert compared.left["bodies the compiler aligns with their inertia (a free joint's align)"] == 1
+    assert compared.left["bodies the compiler aligns with their inertia, or in one (a free joint's align)"] == 1
+    assert compared.left["geoms of bodies the compiler aligns or fuses"] == 1

@@ -79,6 +79,9 @@ LIMITS = {
 INHERITS = {"position": ("ctrlrange", "actuator_ctrlrange"), "intvelocity": ("actrange", "actuator_actrange")}
 
 
+ORIENTATIONS = ("quat", "euler", "axisangle", "xyaxes", "zaxis")  # an element's orientation, in any one spelling
+
+
 def _numbers(text: str | None) -> np.ndarray | None:
     if text is None:
         return None
@@ -123,6 +126,9 @@ def compare(model: mujoco.MjModel, mjcf: Mjcf) -> Comparison:
         _joint(model, mjcf, element, j, degrees, out)
     for element, g in matched(model, mjcf, ("geom",), OBJ.mjOBJ_GEOM, model.ngeom, out):
         _geom(model, mjcf, element, g, out)
+        _part_place(model, mjcf, element, g, degrees, out)
+    for element, i in matched(model, mjcf, ("site",), OBJ.mjOBJ_SITE, model.nsite, out):
+        _part_place(model, mjcf, element, i, degrees, out)
     for element, t in matched(model, mjcf, ("spatial", "fixed"), OBJ.mjOBJ_TENDON, model.ntendon, out):
         _tendon(model, mjcf, element, t, out)
     for element, a in matched(model, mjcf, ACTUATOR_KINDS, OBJ.mjOBJ_ACTUATOR, mujoco_versions.actuator_count(model),
@@ -450,19 +456,62 @@ def _inertial(model: mujoco.MjModel, mjcf: Mjcf, element: Element, b: int, degre
 
 def _pose(model: mujoco.MjModel, mjcf: Mjcf, element: Element, b: int, degrees: bool, out: Comparison) -> None:
     """A body's place in its parent: its pos and orientation through the frames and replicate copies around it."""
-    align = element.attrib.get("free:align")
-    if align == "true" or (align == "auto" and mjcf.compiler.get("alignfree") == "true"):
-        out.left["bodies the compiler aligns with their inertia (a free joint's align)"] += 1
+    if element.body in mjcf.aligned or element.parent in mjcf.aligned:
+        out.left["bodies the compiler aligns with their inertia, or in one (a free joint's align)"] += 1
         return
-    placed = place(element.attrib, element.frames, mjcf.compiler, degrees)
+    _placed(element.attrib, element, model.body_pos[b], model.body_quat[b], _label(element, b), mjcf, degrees, out)
+
+
+def _part_place(model: mujoco.MjModel, mjcf: Mjcf, element: Element, i: int, degrees: bool, out: Comparison) -> None:
+    """A geom's or site's place in its body, through the frames and replicate copies around it (a fromto: its
+    middle, its z axis along it); not compared: a mesh or SDF geom (the compiler moves it to its mesh's own frame);
+    left out, named: a part of a body the compiler aligns or fuses into another."""
+    kind = mjcf.written(element, "type") or "sphere"
+    if element.tag == "geom" and kind in ("mesh", "sdf"):
+        return  # its place is the mesh's frame by design (MuJoCo's XML reference, geom mesh)
+    if element.body in mjcf.aligned or mjcf.compiler.get("fusestatic") == "true":
+        out.left[f"{element.tag}s of bodies the compiler aligns or fuses"] += 1
+        return
+    array = model.geom_pos if element.tag == "geom" else model.site_pos
+    turns = model.geom_quat if element.tag == "geom" else model.site_quat
+    ends = _numbers(mjcf.written(element, "fromto"))
+    if ends is None:
+        attrib = {k: v for k in ("pos", *ORIENTATIONS) if (v := mjcf.written(element, k)) is not None}
+        _placed(attrib, element, array[i], turns[i], _label(element, i), mjcf, degrees, out)
+        return
+    # fromto sets a place and an axis (the XML reference): its middle, and its z axis along the segment; the turn
+    # about that axis and the axis's sense are the compiler's (a capsule, cylinder, box or ellipsoid is symmetric)
+    if len(ends) != 6 or not np.any(ends[3:] != ends[:3]):
+        out.left[f"{element.tag}s whose fromto this reading cannot take"] += 1
+        return
+    placed = place({"pos": _text((ends[:3] + ends[3:]) / 2)}, element.frames, mjcf.compiler, degrees)
     if placed is None:
-        out.left["bodies whose place this reading cannot take"] += 1
+        out.left[f"{element.tag}s whose place this reading cannot take"] += 1
         return
-    name = _label(element, b)
+    axis = placed[1] @ (ends[3:] - ends[:3]) / np.linalg.norm(ends[3:] - ends[:3])
     turn = np.zeros(9)
-    mujoco.mju_quat2Mat(turn, np.asarray(model.body_quat[b], float))
-    out.add(f"{name} pos (in its parent)", placed[0], model.body_pos[b])
-    out.add(f"{name} orientation (in its parent)", placed[1].ravel(), turn)
+    mujoco.mju_quat2Mat(turn, np.asarray(turns[i], float))
+    compiled = turn.reshape(3, 3)[:, 2]
+    name = _label(element, i)
+    out.add(f"{name} pos (in its body)", placed[0], array[i])
+    out.add(f"{name} fromto axis (in its body)", axis, compiled if axis @ compiled >= 0 else -compiled)
+
+
+def _text(values: np.ndarray) -> str:
+    return " ".join(repr(float(v)) for v in values)
+
+
+def _placed(attrib: dict[str, str], element: Element, pos: np.ndarray, quat: np.ndarray, name: str, mjcf: Mjcf,
+            degrees: bool, out: Comparison) -> None:
+    placed = place(attrib, element.frames, mjcf.compiler, degrees)
+    if placed is None:
+        out.left[f"{element.tag}s whose place this reading cannot take"] += 1
+        return
+    turn = np.zeros(9)
+    mujoco.mju_quat2Mat(turn, np.asarray(quat, float))
+    where = "its parent" if element.tag == "body" else "its body"
+    out.add(f"{name} pos (in {where})", placed[0], pos)
+    out.add(f"{name} orientation (in {where})", placed[1].ravel(), turn)
 
 
 def place(attrib: dict[str, str], frames: tuple, compiler: dict[str, str],
@@ -507,7 +556,7 @@ def orientation(attrib: dict[str, str], compiler: dict[str, str], degrees: bool)
     none), MuJoCo's conventions: quat w x y z; euler by the compiler's eulerseq, each lowercase axis turning with the
     frame, each uppercase fixed; angles in degrees unless `<compiler angle="radian">`."""
     unit = math.pi / 180.0 if degrees else 1.0
-    given = [k for k in ("quat", "euler", "axisangle", "xyaxes", "zaxis") if k in attrib]
+    given = [k for k in ORIENTATIONS if k in attrib]
     if len(given) > 1:
         return None
     values = _numbers(attrib[given[0]]) if given else np.zeros(0)

@@ -42,6 +42,7 @@ class Element:
     # the frames between it and its body (a body's: its parent), outermost first: ("frame", its attributes, 1), or
     # ("replicate", its attributes, k) for its copy k (offset and turn applied k times)
     frames: tuple[tuple[str, dict[str, str], int], ...] = ()
+    parent: int = -1  # a body's parent body, in the compiler's order
 
     @property
     def name(self) -> str | None:
@@ -61,6 +62,7 @@ class Mjcf:
     defaults: dict[str, dict[str, dict[str, str]]] = field(default_factory=lambda: {"main": {}})
     elements: dict[str, list[Element]] = field(default_factory=dict)
     bodies: int = 1  # the world and each body read
+    aligned: set[int] = field(default_factory=set)  # bodies whose frame the compiler aligns with their inertia
 
     def written(self, element: Element, name: str, kinds: tuple[str, ...] | None = None) -> str | None:
         """The attribute as written: on the element, else its class's default for one of `kinds` (the element's
@@ -163,12 +165,15 @@ def _tree(found: Mjcf, node: ET.Element, inherited: str, body: int,
         if child.tag == "body":
             inertial = child.find("inertial")
             extra = {f"inertial:{k}": v for k, v in inertial.attrib.items()} if inertial is not None else {}
-            for joint in child:  # a free joint may align its body's frame with the inertia's (the compiler moves it)
-                if joint.tag == "freejoint" or (joint.tag == "joint" and joint.get("type") == "free"):
-                    extra["free:align"] = joint.get("align", "auto")
             own = found.bodies
             found.bodies += 1
-            _keep(found, ET.Element("body", _named(dict(child.attrib, **extra), suffix)), inherited, own, frames)
+            for joint in child:  # a free joint may align its body's frame with the inertia's (the compiler moves it)
+                if joint.tag == "freejoint" or (joint.tag == "joint" and joint.get("type") == "free"):
+                    align = joint.get("align", "auto")
+                    if align == "true" or (align == "auto" and found.compiler.get("alignfree") == "true"):
+                        found.aligned.add(own)
+            _keep(found, ET.Element("body", _named(dict(child.attrib, **extra), suffix)), inherited, own, frames,
+                  parent=body)
             _tree(found, child, child.get("childclass") or inherited, own, (), suffix)
         elif child.tag == "frame":
             framed = (*frames, ("frame", dict(child.attrib), 1))
@@ -178,7 +183,7 @@ def _tree(found: Mjcf, node: ET.Element, inherited: str, body: int,
             for k in range(count):
                 _tree(found, child, inherited, body, (*frames, ("replicate", dict(child.attrib), k)),
                       f"{child.get('sep', '')}{k:0{len(str(count))}d}{suffix}")
-        elif child.tag in ("joint", "freejoint", "geom"):
+        elif child.tag in ("joint", "freejoint", "geom", "site"):
             _keep(found, ET.Element(child.tag, _named(dict(child.attrib), suffix)), child.get("class") or inherited,
                   body, frames)
 
@@ -191,7 +196,7 @@ def _named(attrib: dict[str, str], suffix: str) -> dict[str, str]:
 
 
 def _keep(found: Mjcf, element: ET.Element, cls: str, body: int = -1,
-          frames: tuple[tuple[str, dict[str, str], int], ...] = ()) -> None:
+          frames: tuple[tuple[str, dict[str, str], int], ...] = (), parent: int = -1) -> None:
     order = sum(len(elements) for elements in found.elements.values())
     found.elements.setdefault(element.tag, []).append(Element(element.tag, dict(element.attrib), cls, order, body,
-                                                              frames))
+                                                              frames, parent))
