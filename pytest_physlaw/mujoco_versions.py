@@ -22,6 +22,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `islands_on`, `islands_toggled` | islands on unless `mjDSBL_ISLAND` (3.14 has it) | off unless `mjENBL_ISLAND` (3.0) |
 | `contact_flexes`, `contact_flex_parts` | the contact array's views `data.contact.flex/elem/vert` (every release) | 3.0's single `data.contact[i].flex` reads wrong |
 | `mesh_inertia_attributes` | `<mesh inertia="legacy|exact">` (3.2.5) | the default (legacy), `<compiler exactmeshinertia="true">` |
+| `centred_sensor_sign` | `mjd_transitionFD`'s centred sensor derivatives as they are (4.0.0) | their sign flipped (3.0 to 3.17, measured): read from a probe, +1 or -1 |
 | `actuator_fields`, `actuator_spaces`, `actuator_references` | every `actuator_*` array the release has (actearly 3.0.1; delay, history, damping, armature, control and output addresses 3.14), `nactuator` | `nu` actuators, each with one control and one output at its own index |
 | `geom_distance` | `mj_geomDistance` (3.1.6) | `mj_collision` on a probe model of the two geoms (primitives) |
 | `multiccd` | on unless `mjDSBL_MULTICCD` (3.8: on by default) | off unless `mjENBL_MULTICCD` |
@@ -32,6 +33,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -615,3 +617,21 @@ def spec_compiler(spec: Any) -> Any:
     """What holds an MjSpec's compiler settings (`fusestatic`, `boundmass`, ...): `spec.compiler` from 3.3, the
     spec itself on 3.2."""
     return getattr(spec, "compiler", spec)
+
+
+SIGN_PROBE = """<mujoco><worldbody><body><joint name="hinge"/><geom size=".1" pos=".2 0 0"/></body></worldbody>
+  <actuator><motor name="motor" joint="hinge" gear="2"/></actuator><sensor><actuatorfrc actuator="motor"/></sensor>
+</mujoco>"""
+
+
+@functools.lru_cache(maxsize=None)
+def centred_sensor_sign() -> float:
+    """+1 where `mjd_transitionFD`'s centred sensor derivatives carry their own sign, -1 where the release reports
+    them flipped (3.0 to 3.17, measured on round 7's fd case; fixed in 4.0.0): read from a probe, a motor's force
+    sensor, whose derivative by its unlimited control is its gear (2)."""
+    model = mujoco.MjModel.from_xml_string(SIGN_PROBE)
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    derivative = np.zeros((1, 1))
+    mujoco.mjd_transitionFD(model, data, 1e-6, 1, None, None, None, derivative)
+    return 1.0 if derivative[0, 0] > 0 else -1.0

@@ -139,6 +139,7 @@ from pytest_physlaw.pack.twofold.contact_normal import test_contact_normal_is_le
 from pytest_physlaw.pack.twofold.as_written import test_compiled_as_written  # noqa: F401
 from pytest_physlaw.pack.twofold.constants import test_compiled_constants_are_the_mass_matrix  # noqa: F401
 from pytest_physlaw.pack.twofold.fluid_units import test_fluid_forces_are_each_bodys_in_any_units  # noqa: F401
+from pytest_physlaw.pack.twofold.forward_twice import test_forward_twice_is_forward_once  # noqa: F401
 from pytest_physlaw.pack.twofold.fused import test_fusing_static_bodies_keeps_the_dynamics  # noqa: F401
 from pytest_physlaw.pack.twofold.geometry_sensors import (  # noqa: F401
     test_distance_sensors_span_their_geoms, test_rangefinders_read_the_first_surface)
@@ -158,6 +159,7 @@ from pytest_physlaw.pack.twofold.tendons import (  # noqa: F401
     test_tendon_lengths_change_as_their_jacobian_says,
     test_tendon_wraps_stay_outside_on_the_sidesites_side,
 )
+from pytest_physlaw.pack.twofold.transition_rates import test_transition_derivatives_are_the_steps_rates  # noqa: F401
 from pytest_physlaw.pack.twofold.translation import test_contacts_see_no_common_translation  # noqa: F401
 from pytest_physlaw.pack.twofold.velocities import test_body_velocities_are_the_poses_rates  # noqa: F401
 from pytest_physlaw.pack.transmission import test_moment_arms_are_the_lengths_derivative  # noqa: F401

@@ -24,6 +24,8 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `jacobian_rates`: `mj_jacDot` at each body's centre of mass is the rate of that point's Jacobian along qvel.
 - `fluid_units`: each body's fluid wrench is the body's alone, and the same in units where it measures about a metre
   and a kilogram.
+- `transition_rates`: `mjd_transitionFD`'s derivatives by the controls are the same differences of `mj_step`.
+- `forward_twice`: a second `mj_forward` on the state it computed gives the same physics.
 - `order`: the actuators reordered give the same step.
 - `fused`: a model that fuses its static bodies has the unfused model's mass matrix and bias force.
 - `constants`: the constants `mj_setConst` stores at qpos0 are their definitions evaluated anew.
