@@ -276,6 +276,24 @@ def test_a_segment_from_the_second_geom_fails(monkeypatch: pytest.MonkeyPatch) -
 
 
 @CONVEX_DISTANCES
+def test_a_distance_past_its_distmax_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MuJoCo 3.3.0 to 3.3.4's mj_geomDistance, for a convex pair beyond distmax: the solver's "no hit" (1e10, then
+    1.8e308) where distmax was due (db72d0d5). Here a pair at its distmax answers 1e10, the cutoff made 1 cm."""
+    model, states = _states(PUSHER)
+    real = mujoco_versions.geom_fromto
+
+    def no_hit(m, d, g1, g2, distmax):
+        dist, fromto = real(m, d, g1, g2, distmax)
+        return (1e10 if dist >= distmax else dist), fromto
+    monkeypatch.setattr(G.mujoco_versions, "geom_fromto", no_hit)
+    sensors, _ = G.distance_sensors(model)
+    model.sensor_cutoff[sensors] = 0.01  # the pusher's far states lie beyond it (more than 2 cm from the egg)
+    found = [G.distance_errors(model, state, sensors) for state in states]
+    ratio, part = max((r for f in found for r in f.values()), key=lambda r: r[0])
+    assert ratio > 1.0 and "past the cutoff" in part, (ratio, part)
+
+
+@CONVEX_DISTANCES
 def test_an_overlaps_depth_is_the_shapes_overlap_along_its_segment() -> None:
     """Random overlapping pairs of every kind: where MuJoCo measures the pair exactly, its depth is the shapes'
     overlap along its own segment, to the law's bound; a capsule in a box is not judged."""

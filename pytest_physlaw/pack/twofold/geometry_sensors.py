@@ -194,17 +194,20 @@ def distance_sensors(model: mujoco.MjModel) -> tuple[list[int], dict[int, str]]:
     return kept, why
 
 
-def nearest(model: mujoco.MjModel, data: mujoco.MjData, s: int) -> tuple[float, np.ndarray, int, int]:
-    """(distance, fromto, geom1, geom2) of the sensor's nearest pair as `mj_geomDistance` gives it, the pairs taken
-    in the sensor's order, its cutoff as the largest distance (geoms -1 where none is nearer)."""
+def nearest(model: mujoco.MjModel, data: mujoco.MjData, s: int) -> tuple[float, np.ndarray, int, int, float]:
+    """(distance, fromto, geom1, geom2, beyond) of the sensor's nearest pair as `mj_geomDistance` gives it, the pairs
+    taken in the sensor's order, its cutoff as the largest distance (geoms -1 where none is nearer); `beyond`, how far
+    past that cutoff, given as its distmax, `mj_geomDistance` answered for any pair (0: never; 3.3.0 to 3.3.4 gave
+    the convex solver's "no hit", 1e10 or 1.8e308)."""
     cutoff = float(model.sensor_cutoff[s])
-    best = (cutoff, np.zeros(6), -1, -1)
+    best, beyond = (cutoff, np.zeros(6), -1, -1), 0.0
     for g1 in _geoms(model, int(model.sensor_objtype[s]), int(model.sensor_objid[s])):
         for g2 in _geoms(model, int(model.sensor_reftype[s]), int(model.sensor_refid[s])):
             dist, fromto = mujoco_versions.geom_fromto(model, data, g1, g2, cutoff)
+            beyond = max(beyond, dist - cutoff if np.isfinite(dist) else np.inf)
             if dist < best[0]:
                 best = (dist, fromto, g1, g2)
-    return best
+    return (*best, beyond)
 
 
 def expected_reading(kind: int, dist: float, fromto: np.ndarray) -> np.ndarray:
@@ -257,12 +260,15 @@ def distance_errors(model: mujoco.MjModel, state: mujoco.MjData, sensors: list[i
     that segment against the geoms."""
     out = {}
     for s in sensors:
-        dist, fromto, g1, g2 = nearest(model, state, s)
+        dist, fromto, g1, g2, beyond = nearest(model, state, s)
         adr, dim, kind = int(model.sensor_adr[s]), int(model.sensor_dim[s]), int(model.sensor_type[s])
         got = np.asarray(state.sensordata[adr: adr + dim], float)
         want = expected_reading(kind, dist, fromto)
         read = float(np.max(np.abs(got - want))) / (ROUND_OFF * max(_scale(model), 1.0))
         found = (read if np.all(np.isfinite(got)) else np.inf, "the reading against mj_geomDistance's")
+        capped = (beyond / (ROUND_OFF * max(_scale(model), 1.0)), "mj_geomDistance past the cutoff it was given as "
+                                                                   "distmax (a pair beyond it must read distmax)")
+        found = max(found, capped, key=lambda x: x[0])
         if g1 >= 0:
             geometry = segment_error(model, state, dist, fromto, g1, g2)
             found = max(found, geometry, key=lambda x: x[0])
@@ -295,8 +301,9 @@ def test_distance_sensors_span_their_geoms(law, pack_model, twofold_states, mode
                   f"against the shapes' overlap along the segment), over {judged} "
                   f"sensors x states; worst {_sensor_name(model, s)!r} ({part}) at t = {t:.3f} s{left}{legacy}; failing, "
                   f"MuJoCo {mujoco.__version__}'s distance runs between other points than the geoms' nearest (a "
-                  "segment from the wrong geom: a flipped normal): an engine defect in mj_geomDistance for that "
-                  "pair; name it in a MuJoCo issue, or change MuJoCo version")
+                  "segment from the wrong geom: a flipped normal), or answers past the distmax it was given (3.3.0 "
+                  "to 3.3.4: the convex solver's 'no hit', 1e10 or 1.8e308, where a pair lies beyond it): an engine "
+                  "defect in mj_geomDistance for that pair; name it in a MuJoCo issue, or change MuJoCo version")
 
 
 # -- shared -------------------------------------------------------------------------------------------------------
