@@ -21,7 +21,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack.twofold.split_step import EPS, ULPS, sensor_at
+from pytest_physlaw.pack.twofold.split_step import field_apart
 from pytest_physlaw.pack.twofold.states import for_solves
 
 SOURCE = "MuJoCo documentation, API (mj_forward: forward dynamics, no time integration); changelog 3.3.6"
@@ -42,12 +42,9 @@ def apart(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[float, str]:
     second = _read(data)
     worst = (0.0, "")
     for name in FIELDS:
-        gap = np.abs(first[name] - second[name])
-        scale = ULPS * EPS * max(float(np.max(np.abs(first[name]), initial=0.0)),
-                                 float(np.max(np.abs(second[name]), initial=0.0)))
-        share = float(np.max(gap, initial=0.0)) / max(scale, 1e-300)
+        share, which = field_apart(model, name, first[name], second[name])
         if share > worst[0]:
-            worst = (share, name if name != "sensordata" else f"sensor {sensor_at(model, int(np.argmax(gap)))!r}")
+            worst = (share, which)
     return worst
 
 

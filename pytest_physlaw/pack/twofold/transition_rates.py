@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw import mujoco_versions
+from pytest_physlaw.pack.twofold.split_step import sensor_at
 from pytest_physlaw.pack.twofold.states import sampled
 
 SOURCE = ("MuJoCo documentation, API (mjd_transitionFD: finite-differenced transition matrices B and D, centred, a "
@@ -112,9 +113,7 @@ def row_label(model: mujoco.MjModel, row: int) -> str:
         return f"{'position' if row < nv else 'velocity'} of {joint!r}"
     if row < 2 * nv + na:
         return f"activation {row - 2 * nv}"
-    index = row - 2 * nv - na
-    s = int(np.searchsorted(np.asarray(model.sensor_adr), index, side="right")) - 1
-    return f"sensor {model.sensor(s).name or mujoco.mjtSensor(int(model.sensor_type[s])).name + ' ' + str(s)!r}"
+    return f"sensor {sensor_at(model, row - 2 * nv - na)!r}"
 
 
 def mismatch(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[float, int, int, float]:
