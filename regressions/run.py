@@ -12,9 +12,12 @@ Each case is also judged blind, whatever its `expect`: `check` (no baseline) cat
 bad release while the fixed release passes every law and the trigger-removed twin passes every law on both; the gate
 where the bad release's report against the fixed one's has regressions and the twin gates clean across the two. A
 second tally judges each law on its own: `check` where some law fails the trigger on the bad release only (not on
-the fixed release, not the twin on either), and the fixed release fails no law its twin passes; a release carrying
-another defect (3.3.0's mj_jacDot, failing trigger and twin alike) then hides no other law's catch. A case whose
-`expect` names laws is caught as expected where one of them is the bug's by that judgement.
+the fixed release, not the twin on either), and the fixed release fails no law its twin passes (nor one the case's
+`fixed_defects` names: a defect of the fixed release that only the trigger's scene shows); the gate where some
+regression of the trigger's gate is not among the twin's. A release carrying another defect (3.3.0's mj_jacDot,
+failing trigger and twin alike) then hides no other law's catch. A case whose `expect` names laws is caught as
+expected where one of them is the bug's by that judgement; one whose `expect` is the gate, where some regression is
+the trigger's alone.
 
     python regressions/run.py [--envs DIR] [--only CASE_ID ...] [--markdown FILE]
 
@@ -92,26 +95,30 @@ def run_case(case: dict, envs: Path, work: Path, out) -> dict:
     if "gate" in case["expect"] and row["gate"]:
         row["caught"].append("gate")
     row["blind_check"] = bool(row["bad_failed"]) and not row["fixed_failed"] and clean_twin
-    attribute(row)
+    attribute(row, case.get("fixed_defects", {}))
     row["blind_gate"] = bool(row["gate"]) and not row["gate_untriggered"]
     row["missed"] = not case["expect"]
     if "gate" in case["expect"]:  # the gate's own terms: a law failing alike on both releases is no regression
-        row["ok"] = "gate" in row["caught"] and not row["gate_untriggered"]
+        row["ok"] = "gate" in row["caught"] and bool(row["gate_by_law"])
     else:
         row["ok"] = row["missed"] or (bool(set(row["caught"]) & set(row["by_law"])) and row["fixed_own"])
     return row
 
 
-def attribute(row: dict) -> None:
+def attribute(row: dict, fixed_defects: dict | None = None) -> None:
     """Each law's own verdict, where a release carries another defect: `by_law`, the laws that fail the trigger on
     the bad release and pass it on the fixed one, and pass the twin on both (the bug's, not the release's);
     `fixed_own`, whether every law failing the trigger on the fixed release fails its twin there too (the fixed
-    release's own defect, as 3.2.4's mj_jacDot). `blind_check_by_law`: some law is the bug's and the fixed release
-    fails nothing of the trigger's own."""
+    release's own defect, as 3.2.4's mj_jacDot), or is one the case names in `fixed_defects` with why (a defect of
+    the fixed release that only the trigger's scene shows); `gate_by_law`, the trigger's gated regressions that the
+    twin's gate does not flag too (the bug's moves, not the release's other changes). `blind_check_by_law`: some law
+    is the bug's and the fixed release fails nothing of the trigger's own."""
     twin = set(row.get("bad_untriggered", [])) | set(row.get("fixed_untriggered", []))
     row["by_law"] = [law for law in row["bad_failed"] if law not in row["fixed_failed"] and law not in twin]
-    row["fixed_own"] = set(row["fixed_failed"]) <= set(row.get("fixed_untriggered", []))
+    own = set(row.get("fixed_untriggered", [])) | set(fixed_defects or {})
+    row["fixed_own"] = set(row["fixed_failed"]) <= own
     row["blind_check_by_law"] = bool(row["by_law"]) and row["fixed_own"]
+    row["gate_by_law"] = [g for g in row.get("gate", []) if g not in set(row.get("gate_untriggered", []))]
 
 
 def blind(row: dict) -> str:
@@ -120,8 +127,9 @@ def blind(row: dict) -> str:
 
 
 def blind_by_law(row: dict) -> str:
-    """The same, each law judged on its own (`attribute`): `check` where some law is the bug's alone."""
-    return "check" if row["blind_check_by_law"] else "gate" if row["blind_gate"] else "missed"
+    """The same, each law judged on its own (`attribute`): `check` where some law is the bug's alone, the gate
+    where some regression is the trigger's alone."""
+    return "check" if row["blind_check_by_law"] else "gate" if row["gate_by_law"] else "missed"
 
 
 def markdown(cases: list[dict], rows: list[dict]) -> str:

@@ -434,3 +434,15 @@ def test_a_body_the_compiler_aligns_with_its_inertia_is_left_out_naming_why(tmp_
     compared = W.compare(model, mjcf_text.read(path))
     assert compared.left["bodies the compiler aligns with their inertia, or in one (a free joint's align)"] == 1
     assert compared.left["geoms of bodies the compiler aligns or fuses"] == 1
+
+
+def test_a_primitive_fitted_to_a_mesh_is_placed_by_the_fit_not_compared(tmp_path: Path) -> None:
+    """A box with a `mesh` takes the fit's place and turn (the corpus's 98682ae2 wedges): its place is not compared,
+    the plain box beside it is."""
+    path = tmp_path / "fitted.xml"
+    path.write_text("""<mujoco><asset><mesh name="wedge" vertex="0 0 0 .2 0 0 0 .1 0 0 0 .05 .2 0 .05 0 .1 .05"/></asset>
+      <worldbody><body pos="0 0 1"><freejoint/><geom name="fit" type="box" mesh="wedge" pos=".3 0 0"/>
+      <geom name="plain" type="box" size=".05 .05 .05" pos="0 .2 0"/></body></worldbody></mujoco>""")
+    compared = W.compare(mujoco.MjModel.from_xml_path(str(path)), mjcf_text.read(path))
+    whats = " ".join(what for what, *_ in compared.rows)
+    assert "geom 'plain' pos (in its body)" in whats and "geom 'fit' pos" not in whats, whats

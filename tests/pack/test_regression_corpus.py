@@ -115,3 +115,16 @@ def test_each_law_is_judged_on_its_own(row: dict, by_law: list, check: bool) -> 
     run = _run_module()
     run.attribute(row)
     assert row["by_law"] == by_law and row["blind_check_by_law"] is check
+
+
+def test_the_gate_and_a_fixed_release_defect_are_judged_on_their_own_too() -> None:
+    """The trigger's gated regressions that the twin's gate flags too are the release's (3.2.7's mj_mulM2 fix moves
+    every coupled model); a fixed release's defect that only the trigger shows is set aside where the case names
+    it (`fixed_defects`)."""
+    run = _run_module()
+    row = {"bad_failed": [], "fixed_failed": ["transition"], "bad_untriggered": [], "fixed_untriggered": [],
+           "gate": ["test_mass square_root", "test_settled drift_mm"], "gate_untriggered": ["test_mass square_root"]}
+    run.attribute(row)
+    assert row["gate_by_law"] == ["test_settled drift_mm"] and not row["fixed_own"]
+    run.attribute(row, {"transition": "the damping of the unnudged control, 3.0 to 3.17"})
+    assert row["fixed_own"]

@@ -464,11 +464,12 @@ def _pose(model: mujoco.MjModel, mjcf: Mjcf, element: Element, b: int, degrees: 
 
 def _part_place(model: mujoco.MjModel, mjcf: Mjcf, element: Element, i: int, degrees: bool, out: Comparison) -> None:
     """A geom's or site's place in its body, through the frames and replicate copies around it (a fromto: its
-    middle, its z axis along it); not compared: a mesh or SDF geom (the compiler moves it to its mesh's own frame);
+    middle, its z axis along it); not compared: a mesh or SDF geom, or a primitive fitted to a mesh (the compiler
+    moves it to its mesh's own frame, or the fit's);
     left out, named: a part of a body the compiler aligns or fuses into another."""
     kind = mjcf.written(element, "type") or "sphere"
-    if element.tag == "geom" and kind in ("mesh", "sdf"):
-        return  # its place is the mesh's frame by design (MuJoCo's XML reference, geom mesh)
+    if element.tag == "geom" and (kind in ("mesh", "sdf") or mjcf.written(element, "mesh") is not None):
+        return  # its place is the mesh's frame, or the primitive fitted to it, by design (XML reference: geom mesh)
     if element.body in mjcf.aligned or mjcf.compiler.get("fusestatic") == "true":
         out.left[f"{element.tag}s of bodies the compiler aligns or fuses"] += 1
         return

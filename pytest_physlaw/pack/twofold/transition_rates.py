@@ -49,8 +49,8 @@ def _stepped(model: mujoco.MjModel, state: mujoco.MjData, ctrl: np.ndarray) -> t
 
 def nudges(model: mujoco.MjModel, ctrl: np.ndarray, j: int) -> tuple[bool, bool]:
     """(forward, back): whether control j may be nudged each way (MuJoCo's rule: within its range where limited)."""
-    low, high = model.actuator_ctrlrange[j]
-    limited = bool(model.actuator_ctrllimited[j])
+    low, high = mujoco_versions.per_control(model, "actuator_ctrlrange")[j]  # an actuator may take several (3.11)
+    limited = bool(mujoco_versions.per_control(model, "actuator_ctrllimited")[j])
     u = float(ctrl[j])
     forward = not limited or (low <= u <= high and low <= u + NUDGE <= high)
     back = not limited or (low <= u - NUDGE <= high and low <= u <= high)
@@ -152,7 +152,7 @@ def test_transition_derivatives_are_the_steps_rates(law, pack_model, twofold_sta
         if ratio >= worst[0]:
             worst = (ratio, row, col, share, float(state.time))
     ratio, row, col, share, t = worst
-    what = f"{row_label(model, row)} by the control of {model.actuator(col).name or f'actuator {col}'!r}" \
+    what = f"{row_label(model, row)} by the control of {mujoco_versions.control_name(model, col)!r}" \
         if row >= 0 else "-"
     flipped = "" if mujoco_versions.centred_sensor_sign() > 0 else (
         f"; MuJoCo {mujoco.__version__} reports every centred sensor derivative with its sign flipped (3.0 to 3.17, "
