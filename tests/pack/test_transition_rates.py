@@ -107,3 +107,11 @@ def test_a_model_without_actuators_is_skipped_naming_why(pytester: pytest.Pytest
                                           "-rs")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*no actuator, so no control to differentiate by*"])
+
+
+def test_a_model_past_the_control_budget_is_skipped_naming_why(pytester: pytest.Pytester,
+                                                              monkeypatch: pytest.MonkeyPatch, arm: str) -> None:
+    monkeypatch.setattr(transition_rates, "MAX_CONTROLS", 2)
+    result = pytester.runpytest_inprocess(f"--physlaw-model={arm}", "-p", "no:cacheprovider", "-k", "transition", "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*3 controls, past the law's 2*"])
