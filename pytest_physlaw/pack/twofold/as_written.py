@@ -69,7 +69,8 @@ SHORTCUT_TYPES = {
 # each element's limit flags: (flag, its range, the compiled flag); "auto" (the default, with the compiler's
 # autolimits on) is limited where the range is written
 LIMITS = {
-    "joint": (("limited", "range", "jnt_limited"), ("actuatorfrclimited", "actuatorfrcrange", "jnt_actfrclimited")),
+    # a joint's `limited` is `_joint`'s own row (read with its range's degrees, and with autolimits off too)
+    "joint": (("actuatorfrclimited", "actuatorfrcrange", "jnt_actfrclimited"),),
     "tendon": (("limited", "range", "tendon_limited"),
                ("actuatorfrclimited", "actuatorfrcrange", "tendon_actfrclimited")),
     "actuator": (("ctrllimited", "ctrlrange", "actuator_ctrllimited"),

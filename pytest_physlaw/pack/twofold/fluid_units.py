@@ -36,6 +36,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack.twofold.states import for_solves
 
 SOURCE = ("MuJoCo documentation, Computation (fluid forces: the inertia-box and ellipsoid models); dimensional "
@@ -96,7 +97,7 @@ def alone_xml(model: mujoco.MjModel, body: int, length: float, mass: float) -> s
     viscosity and wind in the same units; no gravity, no contact."""
     opt, geoms = model.opt, fluid_geoms(model, body)
     if geoms:  # the ellipsoid model reads the geoms alone: any positive inertia compiles
-        inertial = f'<inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'
+        inertial = '<inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'
     else:
         inertial = (f'<inertial pos="{_numbers(model.body_ipos[body] * length)}" '
                     f'quat="{_numbers(model.body_iquat[body])}" mass="{float(model.body_mass[body]) * mass!r}" '
@@ -142,8 +143,8 @@ class Alone:
         d.qpos[:3], d.qpos[3:7] = np.asarray(data.xpos[b]) * self.length, data.xquat[b]
         d.qvel[:3], d.qvel[3:] = rot @ velocity[3:] * self.length, velocity[:3]
         mujoco.mj_forward(self.model, d)
-        force = np.asarray(d.qfrc_fluid[:3], float)  # the free joint: world-axis force, body-axis torque
-        torque = rot @ np.asarray(d.qfrc_fluid[3:6], float)
+        fluid = mujoco_versions.fluid_force(self.model, d)  # the free joint: world-axis force, body-axis torque
+        force, torque = fluid[:3], rot @ fluid[3:6]
         return np.concatenate([force, torque]) / self.unit()
 
     def unit(self) -> np.ndarray:
@@ -183,7 +184,7 @@ def mismatch(model: mujoco.MjModel, data: mujoco.MjData, built: list[Pair]) -> t
         term = jacp.T @ written[:3] + jacr.T @ written[3:]
         summed += term
         size += np.abs(term)
-    reported = np.asarray(data.qfrc_fluid, float)
+    reported = mujoco_versions.fluid_force(model, data)
     scale = RTOL * max(float(np.max(size, initial=0.0)), float(np.max(np.abs(reported), initial=0.0)))
     gap = float(np.max(np.abs(reported - summed), initial=0.0))
     return worst, at, (gap / scale if scale > 0 else (math.inf if gap > 0 else 0.0))
@@ -201,7 +202,8 @@ def test_fluid_forces_are_each_bodys_in_any_units(law, pack_model, twofold_state
     if not built:
         pytest.skip(f"{model_case}: no body takes fluid forces (none of mass mjMINVAL or more)")
     units, body, total, t_units, t_total = 0.0, -1, 0.0, 0.0, 0.0
-    for state in for_solves(model, twofold_states):
+    states = for_solves(model, twofold_states)
+    for state in states:
         share, at, summed = mismatch(model, state, built)
         if share > units:
             units, body, t_units = share, at, float(state.time)
@@ -211,10 +213,10 @@ def test_fluid_forces_are_each_bodys_in_any_units(law, pack_model, twofold_state
     unit_of = {p.written.body: (p.natural.length, p.natural.mass) for p in built}.get(body, (1.0, 1.0))
     law.check("fluid_units_apart_over_round_off", units, le=1.0, drift_abs=1.0,
               why=f"largest |a body's fluid wrench as written, rescaled - the same body's in units where it measures "
-                  f"about a metre and a kilogram| over 1e-9 of the larger, {len(built)} bodies x "
-                  f"{len(twofold_states)} states; worst {name!r} (units x{unit_of[0]:g} in length, x{unit_of[1]:g} "
-                  f"in mass) at t = {t_units:.3f} s, {units * RTOL:.3g} of its wrench off; failing, MuJoCo {mujoco.__version__}'s fluid model "
-                  "depends on the units the model is written in: a dimensional quantity is clamped or cut off "
+                  f"about a metre and a kilogram| over 1e-9 of the larger, {len(built)} bodies x {len(states)} "
+                  f"states; worst {name!r} (units x{unit_of[0]:g} in length, x{unit_of[1]:g} in mass) at "
+                  f"t = {t_units:.3f} s, {units * RTOL:.3g} of its wrench off; failing, MuJoCo "
+                  f"{mujoco.__version__}'s fluid model depends on the units the model is written in: a dimensional quantity is clamped or cut off "
                   "(before 3.14.0 the ellipsoid model clamped |v| x a size^8 quantity at mjMINVAL, and centimetre "
                   "bodies lost most of their Kutta lift), so this body's drag and lift are off (an engine defect: "
                   "name it in a MuJoCo issue, or change MuJoCo version)")

@@ -89,8 +89,7 @@ def stepped_rates(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[np.ndarr
         step = NUDGE * (2.0 if centred[j] else 1.0)
         dq = np.zeros(nv)
         mujoco.mj_differentiatePos(model, dq, step, minus[0], plus[0])
-        rates[:, j] = np.concatenate([dq, (plus[1] - minus[1]) / step, (plus[2] - minus[2]) / step,
-                                      (plus[3] - minus[3]) / step])
+        rates[:, j] = np.concatenate([dq, (np.concatenate(plus[1:]) - np.concatenate(minus[1:])) / step])
         for values in (plus, minus):
             size[:nv] = np.maximum(size[:nv], np.max(np.abs(values[0]), initial=0.0))
             size[nv:] = np.maximum(size[nv:], np.abs(np.concatenate(values[1:])))
