@@ -223,6 +223,8 @@ def covered(coverage: dict[str, Any]) -> str:
         parts.append(text)
     pairs, own = len(coverage.get("contact_pairs", [])), len(coverage.get("self_contact_pairs", []))
     parts.append(f"{plural(pairs, 'geom pair')} touched ({own} self-contact)")
+    if coverage.get("mocap_swept"):
+        parts.append("mocap " + ", ".join(f"{m} swept through {b}" for m, b in sorted(coverage["mocap_swept"].items())))
     if coverage.get("stopped"):
         parts.append(f"the reaching run stopped early: {coverage['stopped']}")
     return "; ".join(parts)

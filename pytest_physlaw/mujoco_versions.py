@@ -318,6 +318,21 @@ def awake(model: mujoco.MjModel) -> mujoco.MjModel:
     return m
 
 
+def asleep(model: mujoco.MjModel) -> mujoco.MjModel:
+    """A copy of `model` whose trees may sleep (`<flag sleep="enable"/>`): the model as written, of its awake copy."""
+    m = copy.copy(model)
+    m.opt.enableflags |= int(ENBL.mjENBL_SLEEP)
+    return m
+
+
+def sleeping_bodies(data: mujoco.MjData) -> np.ndarray:
+    """Whether each body is asleep (`body_awake` is mjS_ASLEEP; 3.4 on); all False on releases without sleep."""
+    state = getattr(data, "body_awake", None)
+    if state is None:
+        return np.zeros(len(data.xpos), dtype=bool)
+    return np.asarray(state) == int(mujoco.mjtSleepState.mjS_ASLEEP)
+
+
 def contact_geoms(contacts: object) -> np.ndarray:
     """(n, 2) the geom ids of `contacts` (one `MjContact`, or `MjData.contact`): `geom1`, `geom2`, which every release
     from 3.0 to 4.0 fills (3.0's bindings expose a `geom` pair of floats left zero); `geom` where they are gone."""

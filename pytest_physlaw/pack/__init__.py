@@ -12,7 +12,8 @@ an asset list): it is a skipped collector whose reason the per-model summary lis
 A model that lets its trees sleep (`<flag sleep="enable"/>`, MuJoCo 3.4 on) is measured awake: sleep stops
 simulating a tree at rest, so its contacts would carry no weight and its solves need no iteration, and inverse
 dynamics would weigh dofs forward dynamics skipped. The physics the laws ask about is the awake model's; sleep
-changes which bodies are computed, not how they move while they are.
+changes which bodies are computed, not how they move while they are. One law runs it as written
+(`twofold.sleep_contacts`): a sleeping tree must keep its contacts with what moves into it.
 
 A finding the user accepted for a model and law (ini `physlaw_model_accept`, `settings.py`) marks
 that law's tests on that model as a non-strict xfail that only a law violation satisfies: it still
@@ -48,6 +49,7 @@ class ModelFile(pytest.Module):
     skipped_bodies: int
     named: bool  # given by name (its failure to compile is an error), not found in a folder
     left_out: str | None = None  # why a file found in a folder is no model
+    sleeps: bool = False  # the model as written lets its trees sleep (`model` is its awake copy)
 
     def _getobj(self) -> ModuleType:
         return importlib.import_module("pytest_physlaw.pack.laws")
@@ -59,7 +61,7 @@ class ModelFile(pytest.Module):
             self._refuse(f"MuJoCo {mujoco.__version__} cannot compile this {'model' if self.named else 'file on its own'}: "
                          + (str(exc) if self.named else _one_line(exc)))
         if mujoco_versions.sleeping(self.model):  # measured awake: see the module docstring
-            self.model = mujoco_versions.awake(self.model)
+            self.model, self.sleeps = mujoco_versions.awake(self.model), True
         movable = [(b, self.model.body(b).name or f"body{b}") for b in measure.movable_bodies(self.model)]
         if not movable:
             self._refuse("the model has no movable body (no body with a degree of freedom): the pack's laws have "

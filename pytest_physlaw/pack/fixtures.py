@@ -85,7 +85,7 @@ def driven(pack_model: Any, settings: PackSettings, horizon: int) -> runs.Driven
 @pytest.fixture(scope="module")
 def reached(pack_model: Any, settings: PackSettings, horizon: int) -> reaching.Reached:
     """The reaching run over the horizon (`reaching.reaching`): controls held at their ends, unactuated joints and
-    tendons pushed to their limits; its kept states, what it covered, why it stopped early."""
+    tendons pushed to their limits, mocap bodies swept through the nearest part; its kept states, what it covered, why it stopped early."""
     return reaching.reaching(pack_model.model, horizon, settings.keyframe)
 
 
@@ -106,6 +106,8 @@ def record_coverage(request: pytest.FixtureRequest) -> None:
         summary = run.coverage.summary()
         if run.stopped:
             summary["stopped"] = run.stopped
+        if run.swept:
+            summary["mocap_swept"] = run.swept
         request.node.user_properties.append((COVERAGE_PROPERTY, summary))
 
 

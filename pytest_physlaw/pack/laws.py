@@ -153,6 +153,7 @@ from pytest_physlaw.pack.twofold.jacobian_rates import test_jacobian_dot_is_the_
 from pytest_physlaw.pack.twofold.midphase import test_midphase_prunes_no_contact  # noqa: F401
 from pytest_physlaw.pack.twofold.order import test_actuator_order_is_no_physics  # noqa: F401
 from pytest_physlaw.pack.twofold.split_step import test_split_step_is_the_step  # noqa: F401
+from pytest_physlaw.pack.twofold.sleep_contacts import test_sleep_keeps_contacts  # noqa: F401
 from pytest_physlaw.pack.twofold.solvers import test_converged_solvers_agree_where_the_model_moves  # noqa: F401
 from pytest_physlaw.pack.twofold.states import twofold_states  # noqa: F401
 from pytest_physlaw.pack.twofold.tendons import (  # noqa: F401

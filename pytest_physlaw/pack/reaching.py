@@ -11,9 +11,13 @@ model there with MuJoCo's own stepping, from the same start, in `PHASES` phases 
 - every limited hinge or slide joint and limited tendon that no actuator moves pushed toward one limit by a
   generalised force (`qfrc_applied`, along the tendon's Jacobian for a tendon), with the same pattern of signs,
   sized to cross the range within a quarter of the phase against the start's bias force (gravity) and the
-  coordinate's stiffness, through MuJoCo's own mass matrix (`mj_solveM`). A flex's nodes are left alone.
+  coordinate's stiffness, through MuJoCo's own mass matrix (`mj_solveM`). A flex's nodes are left alone;
+- every mocap body that carries a colliding geom swept (`sweeps`) through the nearest colliding geom of a tree it
+  does not hold (not its own children's, not one an equality ties to it): out through that geom's centre to as far
+  again in the first phase, back in the second, and so on, as a user drags a mocap gripper or paddle into a part;
+  no faster than a quarter of the smaller geom's size a step, so that it cannot step over it.
 
-Nothing is moved by hand: bodies reach each other and their limits by the forces alone (no teleport into
+Nothing else is moved by hand: bodies reach each other and their limits by the forces alone (no teleport into
 penetration). MuJoCo's warnings end the run where they first occur, and so does a dof's speed over `RUNAWAY` (1000 rad/s or m/s:
 a model blowing up before MuJoCo says so): a model pushed where it cannot go stops there;
 the states kept before stay, less those of the last quarter phase before it (the run-up to the warning). (MuJoCo's
@@ -28,7 +32,8 @@ at least a quarter of a phase apart: a bounded number, for the laws that judge t
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
@@ -53,6 +58,7 @@ class Reached:
     coverage: Coverage
     warnings: dict[str, int]
     stopped: str | None
+    swept: dict[str, str] = field(default_factory=dict)  # mocap body: the body it was swept through
 
 
 def signs(count: int, phase: int) -> np.ndarray:
@@ -114,6 +120,81 @@ def pushes(model: mujoco.MjModel, data: mujoco.MjData, phase_seconds: float) -> 
     return Pushes(dofs, force[: dofs.size], tendons, force[dofs.size:])
 
 
+@dataclass(frozen=True)
+class Sweeps:
+    """Mocap bodies swept: their mocap ids, start positions and the far point's offset from the start (n x 3); the
+    bodies swept through, by name."""
+
+    mocap: np.ndarray
+    start: np.ndarray
+    reach: np.ndarray
+    through: dict[str, str]
+
+    def at(self, data: mujoco.MjData, phase: int, share: float) -> None:
+        """Set the swept mocap bodies' positions `share` (0 to 1) of the way through `phase`: out, back, out, back."""
+        if self.mocap.size:
+            out = share if phase % 2 == 0 else 1.0 - share
+            data.mocap_pos[self.mocap] = self.start + out * self.reach
+
+
+def under(model: mujoco.MjModel, body: int, root: int) -> bool:
+    """Whether `body` is `root` or one of its descendants."""
+    while body > 0:
+        if body == root:
+            return True
+        body = int(model.body_parentid[body])
+    return False
+
+
+def _held_trees(model: mujoco.MjModel, mocap_body: int) -> set[int]:
+    """The trees a mocap body moves: its own children's, and those a connect or weld ties to it or its children."""
+    held = {int(model.body_treeid[b]) for b in range(model.nbody) if under(model, b, mocap_body)}
+    kinds = (int(mujoco.mjtEq.mjEQ_CONNECT), int(mujoco.mjtEq.mjEQ_WELD))
+    for eq in range(model.neq):
+        if int(model.eq_type[eq]) not in kinds:
+            continue
+        site = mujoco_versions.equality_objtype(model, eq) == int(mujoco.mjtObj.mjOBJ_SITE)
+        ends = [int(model.site_bodyid[o]) if site else int(o) for o in (model.eq_obj1id[eq], model.eq_obj2id[eq])]
+        if any(under(model, b, mocap_body) for b in ends):
+            held |= {int(model.body_treeid[b]) for b in ends}
+    return held - {-1}
+
+
+def sweeps(model: mujoco.MjModel, data: mujoco.MjData, phase_steps: int) -> Sweeps:
+    """Each mocap body with a colliding geom (its own or a jointless child's), swept at `data` (forwarded) through the
+    nearest colliding geom of a moving tree it does not hold: to twice that geom's offset from the start, or as far
+    as a quarter of the smaller geom's bounding radius (`geom_rbound`) a step allows over `phase_steps`."""
+    colliding = (np.asarray(model.geom_contype) | np.asarray(model.geom_conaffinity)) != 0
+    geom_body, tree = np.asarray(model.geom_bodyid), np.asarray(model.body_treeid)
+    nodes = runs.flex_nodes(model)
+    ids, starts, reaches, through = [], [], [], {}
+    for body in np.flatnonzero(np.asarray(model.body_mocapid) >= 0).tolist():
+        own = [g for g in np.flatnonzero(colliding).tolist() if under(model, int(geom_body[g]), body)]
+        held = _held_trees(model, body)
+        targets = [g for g in np.flatnonzero(colliding).tolist() if tree[geom_body[g]] >= 0
+                   and int(tree[geom_body[g]]) not in held and int(geom_body[g]) not in nodes]
+        if not own or not targets:
+            continue
+        mocap = int(model.body_mocapid[body])
+        start = np.array(data.mocap_pos[mocap], dtype=float)
+        offsets = np.asarray(data.geom_xpos)[targets] - start
+        nearest = int(np.argmin(np.einsum("ij,ij->i", offsets, offsets)))
+        reach = 2.0 * offsets[nearest]
+        size = min(float(np.min(model.geom_rbound[own])), float(model.geom_rbound[targets[nearest]]))
+        longest = 0.25 * size * phase_steps
+        length = float(np.linalg.norm(reach))
+        if length > longest > 0:
+            reach *= longest / length
+        ids.append(mocap)
+        starts.append(start)
+        reaches.append(reach)
+        name = lambda b: model.body(b).name or f"body{b}"  # noqa: E731
+        through[name(body)] = name(int(geom_body[targets[nearest]]))
+    if not ids:
+        return Sweeps(np.zeros(0, dtype=int), np.zeros((0, 3)), np.zeros((0, 3)), {})
+    return Sweeps(np.array(ids), np.array(starts), np.array(reaches), through)
+
+
 def _warned(data: mujoco.MjData) -> int:
     return int(sum(data.warning[i].number for i in range(len(data.warning))))
 
@@ -124,13 +205,16 @@ def _kept(model: mujoco.MjModel, data: mujoco.MjData) -> mujoco.MjData:
     return kept
 
 
-def reaching(model: mujoco.MjModel, steps: int, keyframe: str = "") -> Reached:
-    """`steps` steps from `runs.start` in `PHASES` held phases (module docstring); the kept states and coverage."""
+def reaching(model: mujoco.MjModel, steps: int, keyframe: str = "",
+             watch: Callable[[mujoco.MjData, Sweeps], None] | None = None) -> Reached:
+    """`steps` steps from `runs.start` in `PHASES` held phases (module docstring); the kept states and coverage;
+    `watch(data, sweeps)` is called after each step (a law that judges every step, not the kept states)."""
     data = runs.start(model, keyframe)
     coverage = Coverage(model)
     coverage.see(data)
     phase_steps = max(1, steps // PHASES)
     push = pushes(model, data, phase_steps * model.opt.timestep)
+    sweep = sweeps(model, data, phase_steps)
     gap = max(1, phase_steps // 4)
     states: list[mujoco.MjData] = []
     steps_at: list[int] = []  # the step each kept state follows
@@ -142,12 +226,15 @@ def reaching(model: mujoco.MjModel, steps: int, keyframe: str = "") -> Reached:
         dof_push = signs(push.dofs.size, phase) * push.dof_force
         tendon_push = signs(push.tendons.size, phase) * push.tendon_force
         for i in range(phase * phase_steps, (phase + 1) * phase_steps):
+            sweep.at(data, phase, (i - phase * phase_steps + 1) / phase_steps)
             data.qfrc_applied[:] = 0
             data.qfrc_applied[push.dofs] = dof_push
             if push.tendons.size:  # along the tendon's Jacobian at the state: a tendon pulls as it runs
                 jac = mujoco_versions.tendon_jacobian(model, data)[push.tendons]
                 data.qfrc_applied += tendon_push @ jac
             mujoco.mj_step(model, data)
+            if watch is not None:
+                watch(data, sweep)
             runaway = float(np.max(np.abs(data.qvel), initial=0.0)) > RUNAWAY
             if _warned(data) > warned or runaway:  # the model went where it cannot: stop, keep what came before
                 why = f"a speed over {RUNAWAY:g}" if runaway else ", ".join(runs.warnings_of(data))
@@ -163,20 +250,22 @@ def reaching(model: mujoco.MjModel, steps: int, keyframe: str = "") -> Reached:
             break
         states.append(_kept(model, data))
         steps_at.append((phase + 1) * phase_steps - 1)
-    return Reached(states, coverage, runs.warnings_of(data), stopped)
+    return Reached(states, coverage, runs.warnings_of(data), stopped, sweep.through)
 
 
 @dataclass(frozen=True)
 class Exercised:
     """The states the engine laws judge: the driven run's (the start first, then one per draw of the controls) and
     the reaching run's kept states (`Reached.states`), forwarded copies in that order; what both runs covered; why
-    the reaching run stopped early (None: it ran its length)."""
+    the reaching run stopped early (None: it ran its length); the mocap bodies it swept, each with the body it was
+    swept through."""
 
     states: list[mujoco.MjData]
     coverage: Coverage
     stopped: str | None
+    swept: dict[str, str] = field(default_factory=dict)
 
 
 def exercised(driven: runs.Driven, reached: Reached) -> Exercised:
     covered = reached.coverage if driven.coverage is None else driven.coverage.merge(reached.coverage)
-    return Exercised([*driven.states, *reached.states], covered, reached.stopped)
+    return Exercised([*driven.states, *reached.states], covered, reached.stopped, reached.swept)

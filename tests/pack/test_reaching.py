@@ -196,3 +196,36 @@ def test_the_velocity_derivative_law_differences_the_force_the_joint_clamps(pyte
     report = json.loads((pytester.path / ".physlaw" / "report.json").read_text())
     (record,) = [r for r in report["laws"] if r["law"] == "model-velocity-derivative"]
     assert record["outcome"] == ("passed" if mujoco_versions.version() >= (4, 0, 0) else "failed"), record
+
+
+PADDLE = """<mujoco><option timestep="0.002"/>
+<worldbody><geom name="floor" type="plane" size="2 2 0.1"/>
+  <body name="pusher" mocap="true" pos="-0.3 0 0.05"><geom name="paddle" type="box" size="0.02 0.1 0.04"/></body>
+  <body name="hand" mocap="true" pos="0 0.6 0.3"><geom name="palm" type="box" size="0.03 0.03 0.01"/></body>
+  <body name="gripper" pos="0 0.6 0.25"><freejoint/><geom name="jaw" type="box" size="0.02 0.02 0.02" mass="0.1"/></body>
+  <body name="box" pos="0 0 0.05"><freejoint/><geom name="box" type="box" size="0.05 0.05 0.05" mass="1"/></body>
+</worldbody>
+<equality><weld body1="hand" body2="gripper"/></equality></mujoco>"""
+
+
+def test_mocap_bodies_are_swept_through_the_nearest_part_they_do_not_hold() -> None:
+    """The paddle is dragged through the box and the box is pushed; the hand, nearer its own welded gripper than the
+    box, is swept toward the box, not into what it holds; coverage names both sweeps."""
+    model = _model(PADDLE)
+    reached = reaching.reaching(model, 1000)
+    assert reached.swept == {"pusher": "box", "hand": "box"}, reached.swept
+    assert ["paddle", "box"] in reached.coverage.summary()["contact_pairs"]
+    start = runs.start(model)
+    assert reached.states[-1].xpos[model.body("box").id][0] != pytest.approx(start.xpos[model.body("box").id][0])
+    swept = reaching.sweeps(model, start, 250)
+    hand = list(swept.mocap).index(model.body("hand").mocapid[0])
+    # its path runs from its start out through the box's centre: the direction of the box, not of the gripper
+    towards = start.geom_xpos[model.geom("box").id] - start.mocap_pos[swept.mocap[hand]]
+    assert np.allclose(np.cross(swept.reach[hand], towards), 0, atol=1e-12)
+    # no faster than a quarter of the smaller geom's bounding radius a step
+    assert np.linalg.norm(swept.reach[hand]) <= 0.25 * model.geom_rbound[model.geom("palm").id] * 250 + 1e-12
+
+
+def test_a_model_without_mocap_bodies_sweeps_nothing() -> None:
+    reached = reaching.reaching(_model(SLIDER), 200)
+    assert reached.swept == {}
