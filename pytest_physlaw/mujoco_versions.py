@@ -121,6 +121,12 @@ def has_jacobian_dot() -> bool:
     return hasattr(mujoco, "mj_jacDot")
 
 
+def sound_jacobian_dot() -> bool:
+    """Whether this MuJoCo's `mj_jacDot` is whole (3.3.1 on: 3.2.3 to 3.3.0 left out the reference point's own motion,
+    as `twofold.jacobian_rates` measures), so that a second computation may be built on it."""
+    return has_jacobian_dot() and version() >= (3, 3, 1)
+
+
 def sparse_to_dense(rows: int, cols: int, values: np.ndarray, rownnz: np.ndarray, rowadr: np.ndarray,
                     colind: np.ndarray) -> np.ndarray:
     """A MuJoCo compressed-row matrix as a dense (rows, cols) array (`mju_sparse2dense`, 3.3 on)."""

@@ -62,8 +62,9 @@ def check(side: upgrade.Side, model: Path, work: Path, options: list[str]) -> Pa
     name = f"{side.name}-{model.stem}"
     report, status, _ = upgrade.run_side(upgrade.Side(name, side.requirements, side.env), [str(model)], options, False,
                                          work)
-    if not report.is_file():
-        raise upgrade.UpgradeError(f"{name}: no report (pytest exit {status}); see {work / (name + '.log')}")
+    if not report.is_file() or status not in (0, 1):  # 0 all passed, 1 some law failed; else the run broke
+        raise upgrade.UpgradeError(f"{name}: {'no report' if not report.is_file() else 'the check did not run'} "
+                                   f"(pytest exit {status}); see {work / (name + '.log')}")
     return report
 
 

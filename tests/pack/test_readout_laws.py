@@ -241,3 +241,28 @@ def test_a_touch_contact_whose_ray_leaves_the_zone_through_an_edge_is_not_requir
     assert _exits_on_an_edge(cylinder, 0, np.array([0.0, 0.0, 0.1]), rim / np.linalg.norm(rim))
     assert not _exits_on_an_edge(cylinder, 0, np.array([0.0, 0.0, 0.1]), np.array([0.0, 0.0, 1.0]))
     assert not _exits_on_an_edge(_zone("sphere", ".1"), 0, np.zeros(3), diagonal)
+
+
+PEDESTAL = """<mujoco model="an IMU on a fixed pedestal">
+  <worldbody>
+    <body name="pedestal"><geom type="box" size=".1 .1 .1"/><site name="base_imu" euler="10 20 30"/></body>
+    <body name="arm" pos="0 0 .3"><joint name="shoulder" axis="0 1 0" damping=".1"/>
+      <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/><site name="tip_imu" pos=".3 0 0"/></body>
+  </worldbody>
+  <actuator><motor joint="shoulder" gear="2"/></actuator>
+  <sensor><accelerometer name="base_acc" site="base_imu"/><accelerometer name="tip_acc" site="tip_imu"/>
+    <framelinacc name="base_linacc" objtype="body" objname="pedestal"/></sensor>
+</mujoco>"""
+
+
+def test_an_accelerometer_on_a_fixed_body_reads_gravity(pytester: pytest.Pytester) -> None:
+    """The accelerations come from the point's Jacobians (J qacc + Jdot qvel), not from the sensors' own
+    `mj_objectAcceleration`: an IMU on a body fixed to the world must read -gravity. MuJoCo 3.3.7 to 3.17.0 read 0
+    there (a quick return for static bodies, fixed in 4.0.0: round 8's mujoco-4.0.0-static-body-accelerometer)."""
+    from pytest_physlaw import mujoco_versions
+    record = _run(pytester, "model-readout-sensors", xml=PEDESTAL)
+    if mujoco_versions.sound_jacobian_dot() and (3, 3, 7) <= mujoco_versions.version() < (4, 0, 0):
+        assert record["outcome"] == "failed", record
+        assert record["checks"][0]["value"] == pytest.approx(1.0), record
+    else:
+        assert record["outcome"] == "passed", record

@@ -8,8 +8,9 @@ ten_velocity; actuatorpos/vel/frc: actuator_length, actuator_velocity, actuator_
 qfrc_actuator at the joint's dof; framepos, framequat, framexaxis/yaxis/zaxis: the object's frame (xpos/xmat of a
 body, its inertial frame, geom, site, camera), in the reference object's frame where it has one; framelinvel,
 frameangvel (no reference object), velocimeter, gyro: the bodies' Jacobians at the point (`mj_jac`) times qvel, in
-the site's frame for the last two; accelerometer, framelinacc, frameangacc: `mj_objectAcceleration` after
-`mj_rnePostConstraint`; force, torque: the body's interaction wrench `cfrc_int` after `mj_rnePostConstraint`, moved
+the site's frame for the last two; accelerometer, framelinacc, frameangacc: the point's Jacobians, J qacc +
+Jdot qvel (`mj_jac`, `mj_jacDot`), less gravity for the linear ones (a body fixed to the world reads -gravity; before a
+whole `mj_jacDot`, 3.3.1, MuJoCo's `mj_objectAcceleration`); force, torque: the body's interaction wrench `cfrc_int` after `mj_rnePostConstraint`, moved
 to the site and turned into its frame; subtreecom, subtreelinvel: the subtree's bodies' mass-weighted centres of
 mass and `mj_jacSubtreeCom` times qvel; clock: time; touch: at least the normal forces (`mj_contactForce`) of the
 contacts of its body whose point lies inside the site's zone, at most those of every contact of its body (MuJoCo adds a
@@ -45,7 +46,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 
-SOURCE = "MuJoCo XML reference (sensor/*) and Computation (sensors); mj_jac, mj_objectAcceleration, mj_contactForce"
+SOURCE = "MuJoCo XML reference (sensor/*) and Computation (sensors); mj_jac, mj_jacDot, mj_contactForce"
 ROUND_OFF = 1e-10  # of the quantity's scale: its few sums and rotations round off at 1e-15 of it
 DRIVE = ("sensor_error",)  # the measures, per state (for scripts over many models)
 S, OBJ = mujoco.mjtSensor, mujoco.mjtObj
@@ -79,6 +80,27 @@ def _point_velocity(model: mujoco.MjModel, data: mujoco.MjData, point: np.ndarra
         (jacr @ qvel, float(np.max(np.abs(jacr) @ np.abs(qvel), initial=0.0)))
 
 
+def _point_acceleration(model: mujoco.MjModel, data: mujoco.MjData, point: np.ndarray, body: int, objtype: int,
+                        obj: int) -> tuple[Reading, Reading]:
+    """((linear acceleration of `point` on `body` less gravity, the proper acceleration an accelerometer reads, scale),
+    (angular acceleration, scale)), world frame: the point's Jacobians, J qacc + Jdot qvel (`mj_jac`, `mj_jacDot`), a
+    computation apart from the sensors' (`mj_rnePostConstraint`'s cacc); a body fixed to the world reads -gravity.
+    Before a whole `mj_jacDot` (`mujoco_versions.sound_jacobian_dot`: 3.3.1), MuJoCo's own `mj_objectAcceleration`."""
+    if not mujoco_versions.sound_jacobian_dot():
+        acc = np.zeros(6)
+        mujoco.mj_objectAcceleration(model, data, objtype, obj, acc, 0)
+        return (acc[3:], _size(acc)), (acc[:3], _size(acc))
+    jacp, jacr, dotp, dotr = (np.zeros((3, model.nv)) for _ in range(4))
+    mujoco.mj_jac(model, data, jacp, jacr, point, body)
+    mujoco.mj_jacDot(model, data, dotp, dotr, point, body)
+    qacc, qvel, gravity = np.asarray(data.qacc), np.asarray(data.qvel), np.asarray(model.opt.gravity, dtype=float)
+    if model.opt.disableflags & int(mujoco.mjtDisableBit.mjDSBL_GRAVITY):
+        gravity = np.zeros(3)
+    size = float(np.max(np.abs(np.vstack([jacp, jacr])) @ np.abs(qacc) + np.abs(np.vstack([dotp, dotr])) @ np.abs(qvel),
+                        initial=0.0)) + _size(gravity)
+    return (jacp @ qacc + dotp @ qvel - gravity, size), (jacr @ qacc + dotr @ qvel, size)
+
+
 def _size(x: np.ndarray) -> float:
     return float(np.max(np.abs(x), initial=0.0))
 
@@ -93,10 +115,8 @@ def _frame_reading(model: mujoco.MjModel, data: mujoco.MjData, s: int) -> Readin
         lin, ang = _point_velocity(model, data, pos, body)
         return lin if kind == int(S.mjSENS_FRAMELINVEL) else ang
     if kind in (int(S.mjSENS_FRAMELINACC), int(S.mjSENS_FRAMEANGACC)):
-        acc = np.zeros(6)
-        mujoco.mj_objectAcceleration(model, data, objtype, obj, acc, 0)
-        part = acc[3:] if kind == int(S.mjSENS_FRAMELINACC) else acc[:3]
-        return part, _size(acc)
+        (lin, size), (ang, _) = _point_acceleration(model, data, pos, body, objtype, obj)
+        return (lin, size) if kind == int(S.mjSENS_FRAMELINACC) else (ang, size)
     size = _size(pos)
     if ref >= 0:
         ref_pos, ref_mat, _ = _frame(model, data, int(model.sensor_reftype[s]), ref)
@@ -117,9 +137,8 @@ def _site_reading(model: mujoco.MjModel, data: mujoco.MjData, s: int) -> Reading
         v, size = lin if kind == int(S.mjSENS_VELOCIMETER) else ang
         return mat.T @ v, size
     if kind == int(S.mjSENS_ACCELEROMETER):
-        acc = np.zeros(6)
-        mujoco.mj_objectAcceleration(model, data, int(OBJ.mjOBJ_SITE), site, acc, 1)
-        return acc[3:], _size(acc)
+        (lin, size), _ = _point_acceleration(model, data, pos, body, int(OBJ.mjOBJ_SITE), site)
+        return mat.T @ lin, size
     # force, torque: the wrench the body's subtree receives from its parent (cfrc_int, at the root's centre of mass)
     wrench = np.asarray(data.cfrc_int[body])
     torque, force = wrench[:3], wrench[3:]
