@@ -164,4 +164,5 @@ from pytest_physlaw.pack.twofold.transition_rates import test_transition_derivat
 from pytest_physlaw.pack.twofold.translation import test_contacts_see_no_common_translation  # noqa: F401
 from pytest_physlaw.pack.twofold.velocities import test_body_velocities_are_the_poses_rates  # noqa: F401
 from pytest_physlaw.pack.transmission import test_moment_arms_are_the_lengths_derivative  # noqa: F401
+from pytest_physlaw.pack.site_transmission import test_site_transmission_is_the_relative_pose  # noqa: F401
 from pytest_physlaw.pack.wrenches import test_reported_constraint_wrenches_are_the_applied_forces  # noqa: F401

@@ -9,7 +9,9 @@ dof of the trees they act on (`mj_integratePos`, then MuJoCo's kinematics, tendo
 A transmission that keeps state from an earlier call, or differentiates its length wrongly, shows here: MuJoCo
 3.0.0-3.2.4 added each slider-crank's moment to the row it left from the last step instead of clearing it first
 (the moment grew step after step; changelog 3.2.5). Left out: transmissions without a length of the position
-(a site without a reference site, a body's adhesion, a ball or free joint's).
+(a site without a reference site, a body's adhesion, a ball or free joint's), and a site transmission's rotational gear
+(MuJoCo's moment there is the relative rotation's rate, not its axis-angle length's derivative: `site_transmission`
+judges both).
 
 Measured:
 `pytest --physlaw-model=MODEL.xml -k moment -s`; see docs/checking-a-model.md ("The laws, and what a finding means").
@@ -35,13 +37,16 @@ TRN = mujoco.mjtTrn
 
 def measured(model: mujoco.MjModel) -> np.ndarray:
     """The actuators whose length is a function of the position: joint (hinge, slide), tendon, slider-crank, and
-    site transmissions with a reference site."""
+    site transmissions with a reference site and a translational gear alone."""
     kind, trnid = (mujoco_versions.per_control(model, f) for f in ("actuator_trntype", "actuator_trnid"))
     joint = np.isin(kind, [TRN.mjTRN_JOINT, TRN.mjTRN_JOINTINPARENT])
     scalar_joint = np.zeros(model.nu, dtype=bool)
     scalar_joint[joint] = np.isin(model.jnt_type[trnid[joint, 0]],
                                   [mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE])
-    site = (kind == TRN.mjTRN_SITE) & (trnid[:, 1] >= 0)
+    # a rotational gear's moment is the relative angular Jacobian, not its expmap length's derivative (exact only where
+    # the frames align): judged by `site_transmission` instead
+    turning = np.any(mujoco_versions.per_control(model, "actuator_gear")[:, 3:] != 0, axis=1)
+    site = (kind == TRN.mjTRN_SITE) & (trnid[:, 1] >= 0) & ~turning
     return np.flatnonzero(scalar_joint | site | np.isin(kind, [TRN.mjTRN_TENDON, TRN.mjTRN_SLIDERCRANK]))
 
 
@@ -103,7 +108,7 @@ def test_moment_arms_are_the_lengths_derivative(law, pack_model, exercised, mode
     actuators = measured(model)
     if not actuators.size:
         pytest.skip(f"{model_case}: no actuator whose length is a function of the position (joint, tendon, "
-                    "slider-crank or site with a reference site)")
+                    "slider-crank or site with a reference site and a translational gear alone)")
     moments = [runs.moments(model, state)[actuators] for state in exercised.states]
     dofs = reached(model, moments)
     worst = np.zeros(actuators.size)
