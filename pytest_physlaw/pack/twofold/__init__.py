@@ -37,6 +37,8 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `mjcf_text` (a measure): what an MJCF file writes for each element, defaults resolved, read from its text.
 - `as_written`: a model compiles to what its MJCF writes.
 - `body_inertias`: the mass matrix is the sum of its bodies' inertias through their Jacobians, plus armature.
+- `edits`: a centre of mass, geom or site moved in the compiled model, then `mj_setConst`, is placed where the edit
+  says.
 - `integrator_order`: RK4's motion converges at the fourth order as the step halves.
 - `sleep_contacts`: the model as written, sleep on: a sleeping tree keeps its contacts with what moves into it.
 - `bias_force`: the bias force is what the bodies need to move at constant joint velocities and hold against gravity.
