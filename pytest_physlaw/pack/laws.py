@@ -108,6 +108,7 @@ from pytest_physlaw.pack.routes import (  # noqa: F401  (collected only with --p
 )
 from pytest_physlaw.pack.routes.readouts import test_route_actuator_force_is_the_force_law  # noqa: F401
 from pytest_physlaw.pack.settled_pose import (  # noqa: F401
+    test_contacts_carry_a_resting_flex,
     test_contacts_carry_a_resting_floating_base,
     test_model_figures,
     test_resting_bodies_touch_what_carries_them,
