@@ -57,6 +57,7 @@ from pytest_physlaw.pack.energy import (  # noqa: F401
     test_passive_motion_gains_no_energy,
 )
 from pytest_physlaw.pack.flex_balance import test_flex_forces_are_internal  # noqa: F401
+from pytest_physlaw.pack.flex_material import test_flex_elasticity_is_its_material  # noqa: F401
 from pytest_physlaw.pack.fixtures import (  # noqa: F401
     bodies,
     driven,

@@ -1,0 +1,123 @@
+"""A soft solid's elasticity is the material it names: a 3D flex (`dim="3"`) with Young's modulus E and Poisson's ratio
+nu, its vertices placed on a uniform dilation x = c + s (X - c) of their rest positions, pushes back with the forces a
+Saint Venant-Kirchhoff solid of those constants has: their virtual work along the dilation, sum_i f_i . (X_i - c), is
+-dU/ds = -V0 (9 lambda + 6 mu) e s, with e = (s^2 - 1) / 2 the Green strain, V0 the rest volume of its tetrahedra and
+lambda = E nu / ((1 + nu)(1 - 2 nu)), mu = E / (2 (1 + nu)) (the Lame constants). Source: MuJoCo's documentation
+(Modeling: deformable objects; XML reference flexcomp/elasticity: young, poisson, "Saint Venant-Kirchhoff"); the SVK
+strain energy psi = mu tr(E^2) + lambda/2 tr(E)^2.
+
+The first computation is MuJoCo's passive force on the vertices (`qfrc_passive` at rest, read through each vertex's
+three slides' world axes), the second the material law from the constants the file writes (`MjSpec`: the flex's
+`young` and `poisson`). A uniform dilation strains every tetrahedron alike, so the law is exact for MuJoCo's linear
+elements: 1 to 1e-13 measured. MuJoCo 3.2.4 to 3.17.0 used twice the first Lame parameter (fixed in 4.0.0): a foam
+cube with nu = 0.3 read 1.692, MuJoCo's own floppy.xml 1.5 (round 8's mujoco-7ba52b53, not blind).
+
+Judged: a 3D flex without interpolation (`dof="full"`) whose every vertex is a body on three slides and whose vertices
+nothing else pulls (no edge stiffness, tendon or gravity compensation). Left out, named: 2D and 1D flexes (membranes'
+and cables' constants), interpolated flexes (their elasticity is the nodes'), releases without MjSpec's flexes.
+Bound: 1e-6 of the expected work.
+
+Measured: `pytest-physlaw check MODEL.xml -k flex_elasticity`; see docs/second-computations.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mujoco
+import numpy as np
+import pytest
+
+from pytest_physlaw.pack import runs
+
+SOURCE = ("MuJoCo documentation, Modeling (deformable objects) and XML reference (flexcomp/elasticity: young, poisson); "
+          "the Saint Venant-Kirchhoff strain energy")
+STRETCH = 1.001  # the dilation s
+SHARE = 1e-6
+
+
+def _vertices(model: mujoco.MjModel, flex: int) -> np.ndarray:
+    first = int(model.flex_vertadr[flex])
+    return np.asarray(model.flex_vertbodyid[first:first + int(model.flex_vertnum[flex])], dtype=int)
+
+
+def why_not(model: mujoco.MjModel, flex: int, young: float) -> str | None:
+    """Why a flex's elasticity is not judged, or None."""
+    if int(model.flex_dim[flex]) != 3:
+        return f"dimension {int(model.flex_dim[flex])}"
+    if young <= 0:
+        return "no elasticity (young 0)"
+    if int(np.asarray(getattr(model, "flex_interp", np.zeros(model.nflex)))[flex]):
+        return "interpolated (its elasticity is its nodes')"
+    bodies = _vertices(model, flex)
+    if np.any(np.asarray(model.body_dofnum)[bodies] != 3) or np.any(np.asarray(model.body_jntnum)[bodies] != 3):
+        return "a vertex not on three slides (pinned or radial)"
+    if float(np.asarray(model.flex_edgestiffness)[flex]) != 0:
+        return "edge stiffness besides its elasticity"
+    trees = {int(model.body_treeid[b]) for b in bodies}
+    if any(trees & runs.tendon_trees(model, k) for k in range(model.ntendon)):
+        return "a tendon on its vertices"
+    if np.any(np.asarray(getattr(model, "body_gravcomp", np.zeros(model.nbody)))[bodies] != 0):
+        return "gravity compensation on its vertices"
+    return None
+
+
+def work_ratio(model: mujoco.MjModel, flex: int, young: float, poisson: float) -> float:
+    """The vertices' passive forces' virtual work along a uniform dilation over the SVK solid's (module docstring)."""
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    bodies = _vertices(model, flex)
+    rest = np.asarray(data.xpos)[bodies].copy()
+    centre = rest.mean(axis=0)
+    start = int(model.flex_elemdataadr[flex])
+    elements = np.asarray(model.flex_elem[start:start + 4 * int(model.flex_elemnum[flex])], dtype=int).reshape(-1, 4)
+    edges = rest[elements[:, 1:]] - rest[elements[:, :1]]
+    volume = float(np.sum(np.abs(np.linalg.det(edges)))) / 6
+    axes = [np.asarray(data.xaxis)[model.body_jntadr[b]:model.body_jntadr[b] + 3].copy() for b in bodies]
+    for b, axis, x in zip(bodies, axes, rest):
+        adr = np.asarray(model.jnt_qposadr)[model.body_jntadr[b]:model.body_jntadr[b] + 3]
+        data.qpos[adr] = np.asarray(model.qpos0)[adr] + axis @ ((STRETCH - 1) * (x - centre))
+    data.qvel[:] = 0
+    mujoco.mj_forward(model, data)
+    work = 0.0
+    for b, axis, x in zip(bodies, axes, rest):
+        dof = int(model.body_dofadr[b])
+        work += float(np.linalg.solve(axis, np.asarray(data.qfrc_passive)[dof:dof + 3]) @ (x - centre))
+    lam = young * poisson / ((1 + poisson) * (1 - 2 * poisson))
+    mu = young / (2 * (1 + poisson))
+    strain = (STRETCH ** 2 - 1) / 2
+    return work / (-volume * (9 * lam + 6 * mu) * strain * STRETCH)
+
+
+@pytest.mark.law("model-flex-elasticity-is-its-material", source=SOURCE)
+def test_flex_elasticity_is_its_material(law, pack_model: Any, model_case: str) -> None:
+    """Each 3D flex, dilated uniformly by 0.1 % from rest, pushes back with the virtual work a Saint Venant-Kirchhoff
+    solid of its young and poisson has, to 1e-6."""
+    model = pack_model.model
+    if not model.nflex:
+        pytest.skip(f"{model_case}: the model has no flex")
+    try:
+        flexes = mujoco.MjSpec.from_file(str(pack_model.path)).flexes
+    except (AttributeError, ValueError) as exc:
+        pytest.skip(f"{model_case}: MuJoCo {mujoco.__version__}'s MjSpec gives no flex constants ({exc})")
+    constants = {mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_FLEX, f.name) if f.name else k: (f.young, f.poisson)
+                 for k, f in enumerate(flexes)}
+    judged, left_out = [], []
+    for flex in range(model.nflex):
+        young, poisson = constants.get(flex, (0.0, 0.0))
+        why = why_not(model, flex, float(young))
+        name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_FLEX, flex) or f"flex {flex}"
+        if why:
+            left_out.append(f"{name}: {why}")
+        else:
+            judged.append((name, work_ratio(model, flex, float(young), float(poisson))))
+    if not judged:
+        pytest.skip(f"{model_case}: no 3D flex to judge ({'; '.join(left_out)})")
+    name, worst = max(judged, key=lambda item: abs(item[1] - 1))
+    law.check("work_over_material", [ratio for _, ratio in judged], near=1.0, abs=SHARE,
+              why=f"the passive forces' virtual work along a {100 * (STRETCH - 1):g} % uniform dilation over a Saint "
+                  f"Venant-Kirchhoff solid's of the flex's young and poisson; worst {name}: {worst:.6g}"
+                  + (f"; left out: {'; '.join(left_out)}" if left_out else "") +
+                  f"; failing, MuJoCo {mujoco.__version__}'s flex is stiffer or softer than its material (3.2.4 to "
+                  "3.17.0 used twice the first Lame parameter: 1.692 at nu = 0.3): an engine defect; change MuJoCo "
+                  "version, or set young and poisson for the stiffness you measured")

@@ -1,0 +1,58 @@
+"""model-flex-elasticity-is-its-material (`pytest_physlaw.pack.flex_material`): a foam cube with Poisson's ratio 0.3
+pushes back as a Saint Venant-Kirchhoff solid of its constants from MuJoCo 4.0.0 and 1.692 times harder before it (round
+8's mujoco-7ba52b53: twice the first Lame parameter); with ratio 0 (no lambda) it passes everywhere; passive forces made
+1 % stiffer (the fault injected into `mj_forward`) fail."""
+
+from __future__ import annotations
+
+import mujoco
+import pytest
+
+from pytest_physlaw import mujoco_versions
+from tests.pack.law_record import law_record
+
+LAW = "model-flex-elasticity-is-its-material"
+FOAM = """<mujoco model="a foam cube">
+  <option timestep="0.0005"/>
+  <worldbody>
+    <geom type="plane" size="1 1 0.1"/>
+    <flexcomp name="foam" type="grid" count="3 3 3" spacing="0.05 0.05 0.05" pos="0 0 0.2" euler="10 20 0"
+              radius="0.005" dim="3" mass="0.5">
+      <elasticity young="5e4" poisson="{poisson}" damping="0.001"/>
+      <contact selfcollide="none"/>
+    </flexcomp>
+  </worldbody>
+</mujoco>"""
+FIXED = (4, 0, 0)
+pytestmark = pytest.mark.skipif(mujoco_versions.version() < (3, 3, 0), reason="flexcomp elasticity in MjSpec (3.3 on)")
+
+
+def _record(pytester: pytest.Pytester, poisson: float) -> dict:
+    pytester.path.joinpath("foam.xml").write_text(FOAM.format(poisson=poisson))
+    return law_record(pytester, "foam.xml", "flex_elasticity", LAW)
+
+
+def test_a_foam_cube_is_its_material(pytester: pytest.Pytester) -> None:
+    record = _record(pytester, 0.3)
+    if mujoco_versions.version() < FIXED:
+        assert record["outcome"] == "failed", record
+        assert record["checks"][0]["value"] == pytest.approx(1.6923, abs=1e-3), record
+    else:
+        assert record["outcome"] == "passed", record
+
+
+def test_a_foam_without_lambda_is_its_material_everywhere(pytester: pytest.Pytester) -> None:
+    assert _record(pytester, 0.0)["outcome"] == "passed"
+
+
+def test_passive_forces_one_percent_stiffer_fail(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = mujoco.mj_forward
+
+    def stiffer(m, d, *args):
+        real(m, d, *args)
+        d.qfrc_passive[:] *= 1.01
+
+    monkeypatch.setattr(mujoco, "mj_forward", stiffer)
+    record = _record(pytester, 0.0)
+    assert record["outcome"] == "failed", record
+    assert record["checks"][0]["value"] == pytest.approx(1.01, abs=1e-6), record
