@@ -7,7 +7,8 @@ mj_setConst, "set constant fields of mjModel"; Modeling: model editing; changelo
 the `body_sameframe`, `geom_sameframe` and `site_sameframe` flags).
 
 Each offset moves by `SHARE` of the object's size (a geom's or site's bounding radius, a body's), along a direction
-that turns with its index, in a copy of the model. MuJoCo 3.0.0 to 3.10.0 kept the compile's sameframe flags: a centre
+that turns with its index, in a copy of the model; a body MuJoCo compiled as simple (`body_simple`) keeps its centre of
+mass (`mj_setConst` refuses to move it: "use body/simple='false'", dm_control's dog on 4.0.1). MuJoCo 3.0.0 to 3.10.0 kept the compile's sameframe flags: a centre
 of mass, geom or site compiled at its body's origin stayed there after the edit (round 8's mujoco-14c0b0c9: a payload
 moved 250 mm out along a forearm loaded the elbow as if at the joint).
 
@@ -44,7 +45,9 @@ def placed(model: mujoco.MjModel, qpos: np.ndarray) -> tuple[float, str]:
     a copy of `model`, at position `qpos`."""
     edited = copy.copy(model)
     extent = max(float(model.stat.extent), 1e-9)
-    bodies = np.arange(1, model.nbody)
+    # MuJoCo refuses to move a body's inertial frame off a body it compiled as simple ("use body/simple='false'")
+    bodies = np.flatnonzero(np.asarray(model.body_simple) == 0)
+    bodies = bodies[bodies > 0]
     edited.body_ipos[bodies] += _offsets(bodies.size, np.full(bodies.size, extent))
     edited.geom_pos[:] += _offsets(model.ngeom, np.asarray(model.geom_rbound, dtype=float))
     edited.site_pos[:] += _offsets(model.nsite, np.asarray(model.site_size, dtype=float)[:, 0])
