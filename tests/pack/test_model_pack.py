@@ -13,6 +13,7 @@ from pathlib import Path
 import mujoco
 import pytest
 
+from pytest_physlaw import mujoco_versions
 from fixtures.coupling import scenes as coupling_scenes
 from fixtures.solver import scenes as solver_scenes
 
@@ -109,9 +110,14 @@ def test_pack_on_gymnasium_models(pytester: pytest.Pytester) -> None:
     # ankles 19.7 mm above the floor (model-rest-touching, 2.5 times what still looks like touching).
     # (The start-in-range figures are past the limit's soft width, 0.001 rad.)
     outside = {"ant.xml": 0.5226, "humanoid.xml": 0.0339, "humanoidstandup.xml": 0.0339}
+    # Real, of the release: MuJoCo before 4.0.0 integrates a free joint's rotation at the second order under RK4
+    # (round 8's mujoco-4.0.0-rk4-ball-order), and Ant's torso is free.
+    second_order = mujoco_versions.version() < (4, 0, 0)
     pytester.makeini("[pytest]\nphyslaw_model_accept =\n    humanoidstandup.xml model-start-penetration: "
                      "the arm starts 36 mm in the floor; gymnasium resets there\n"
                      "    ant.xml model-rest-touching: margin 0.01 on geoms and floor, it rests 2 cm up\n"
+                     + ("    ant.xml model-rk4-is-fourth-order: MuJoCo before 4.0.0: second order on rotations\n"
+                        if second_order else "")
                      + "".join(f"    {m} model-start-in-range: gymnasium starts it outside a joint range\n" for m in outside))
     result = _run(pytester, *models)
     laws = _records(pytester)
@@ -119,6 +125,9 @@ def test_pack_on_gymnasium_models(pytester: pytest.Pytester) -> None:
     assert accepted["outcome"] == "xfailed" and accepted["checks"][0]["value"] > 2
     hovering = laws.pop("ant.xml::test_resting_bodies_touch_what_carries_them[ant.xml]")
     assert hovering["outcome"] == "xfailed" and hovering["checks"][0]["value"] == pytest.approx(2.47, rel=0.05)
+    if second_order:
+        rk4 = laws.pop("ant.xml::test_rk4_is_fourth_order[ant.xml]")
+        assert rk4["outcome"] == "xfailed" and rk4["checks"][0]["value"] == pytest.approx(2.0, abs=0.35), rk4
     for model, rad in outside.items():
         record = laws.pop(f"{model}::test_start_state_is_within_joint_ranges[{model}]")
         assert record["outcome"] == "xfailed" and record["checks"][0]["value"] == pytest.approx(rad, rel=0.02)
