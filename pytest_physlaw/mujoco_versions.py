@@ -656,3 +656,19 @@ def centred_sensor_sign() -> float:
     derivative = np.zeros((1, 1))
     mujoco.mjd_transitionFD(model, data, 1e-6, 1, None, None, None, derivative)
     return 1.0 if derivative[0, 0] > 0 else -1.0
+
+
+SAMEFRAME_PROBE = '<mujoco><worldbody><body><joint/><geom size=".1"/></body></worldbody></mujoco>'
+
+
+@functools.lru_cache(maxsize=None)
+def edits_keep_sameframe() -> bool:
+    """Whether this release's `mj_setConst` keeps the compile's sameframe flags (3.0 to 3.10, measured on round 8's
+    mujoco-14c0b0c9; fixed in 3.11.0), so that an offset compiled at its body's origin stays there after an edit: read
+    from a probe, a geom compiled at its body's origin moved by an edit."""
+    model = mujoco.MjModel.from_xml_string(SAMEFRAME_PROBE)
+    data = mujoco.MjData(model)
+    model.geom_pos[0] = [0.1, 0.0, 0.0]
+    mujoco.mj_setConst(model, data)
+    mujoco.mj_kinematics(model, data)
+    return bool(np.allclose(data.geom_xpos[0], data.xpos[1]))

@@ -1,7 +1,7 @@
 """model-edits-take-effect (`pytest_physlaw.pack.twofold.edits`): a forearm whose centre of mass, geom and site were
-compiled at its origin is placed where an in-place edit and `mj_setConst` say from MuJoCo 3.11.0, and stays put before
-it (round 8's mujoco-14c0b0c9: the sameframe flags were not recomputed); an `mj_setConst` that does nothing (the fault
-injected) fails."""
+compiled at its origin is placed where an in-place edit and `mj_setConst` say from MuJoCo 3.11.0; before it (round 8's
+mujoco-14c0b0c9: the sameframe flags were not recomputed, on every model) the probe reads the defect and the law leaves
+those objects out, naming it; an `mj_setConst` that does nothing (the fault injected) fails."""
 
 from __future__ import annotations
 
@@ -32,14 +32,14 @@ def _record(pytester: pytest.Pytester) -> dict:
 
 def test_an_edited_forearm_is_placed_where_the_edit_says(pytester: pytest.Pytester) -> None:
     record = _record(pytester)
-    if mujoco_versions.version() < FIXED:
-        assert record["outcome"] == "failed" and record["checks"][0]["value"] > 0.01, record
-    else:
-        assert record["outcome"] == "passed", record
+    assert mujoco_versions.edits_keep_sameframe() == (mujoco_versions.version() < FIXED)
+    assert record["outcome"] == "passed", record
+    assert ("keeps there after an edit" in record["checks"][0]["why"]) == (mujoco_versions.version() < FIXED), record
 
 
 @pytest.mark.skipif(mujoco_versions.version() < FIXED, reason=f"MuJoCo {mujoco.__version__} keeps stale sameframe flags")
 def test_a_set_const_that_does_nothing_fails(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert not mujoco_versions.edits_keep_sameframe()  # read before the fault: the probe calls mj_setConst too
     monkeypatch.setattr(mujoco, "mj_setConst", lambda m, d: None)
     record = _record(pytester)
     assert record["outcome"] == "failed", record
