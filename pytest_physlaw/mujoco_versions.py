@@ -26,6 +26,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `actuator_fields`, `actuator_spaces`, `actuator_references` | every `actuator_*` array the release has (actearly 3.0.1; delay, history, damping, armature, control and output addresses 3.14), `nactuator` | `nu` actuators, each with one control and one output at its own index |
 | `geom_distance` | `mj_geomDistance` (3.1.6) | `mj_collision` on a probe model of the two geoms (primitives) |
 | `multiccd` | on unless `mjDSBL_MULTICCD` (3.8: on by default) | off unless `mjENBL_MULTICCD` |
+| `legacy_multiccd` | multiccd's single-shot pipeline: points of the clipped faces (3.12, by release: no attribute tells) | the pair's contacts and those of the pair turned by +-1e-3 rad |
 | `ccd_tolerance` | `opt.ccd_tolerance` (3.2: MuJoCo's own convex solver) | `opt.mpr_tolerance` (libccd's MPR) |
 | `spec_from_file`, `spec_compiler` | `MjSpec.from_file(path)`, a static method, and its settings in `spec.compiler` (3.3) | 3.2: `MjSpec().from_file(path)` on an instance, the compiler's settings on the spec itself; no MjSpec before 3.2 |
 """
@@ -617,6 +618,13 @@ def multiccd(model: mujoco.MjModel) -> bool:
         return not model.opt.disableflags & int(off)
     on = getattr(ENBL, "mjENBL_MULTICCD", None)
     return on is not None and bool(model.opt.enableflags & int(on))
+
+
+def legacy_multiccd(model: mujoco.MjModel) -> bool:
+    """Whether the model's convex pairs get the legacy multiccd's contacts, the pair's own and those of the pair
+    turned by +-1e-3 rad (Computation: Multiple contacts), before 3.12; from 3.12 (commit 17e6d44a) the single-shot
+    pipeline reports points of the clipped faces instead. No attribute tells the two apart: the release does."""
+    return multiccd(model) and version() < (3, 12)
 
 
 def spec_from_file(path: str) -> Any:

@@ -137,6 +137,7 @@ from pytest_physlaw.pack.twofold.collision import (  # noqa: F401
     test_overlapping_pairs_collide,
 )
 from pytest_physlaw.pack.twofold.contact_overlap import test_contact_depth_is_the_overlap  # noqa: F401
+from pytest_physlaw.pack.twofold.contact_points import test_contact_points_lie_in_their_geoms  # noqa: F401
 from pytest_physlaw.pack.twofold.contact_normal import test_contact_normal_is_least_overlap  # noqa: F401
 from pytest_physlaw.pack.twofold.as_written import test_compiled_as_written  # noqa: F401
 from pytest_physlaw.pack.twofold.constants import test_compiled_constants_are_the_mass_matrix  # noqa: F401
@@ -156,6 +157,7 @@ from pytest_physlaw.pack.twofold.residuals import test_constraint_residuals_chan
 from pytest_physlaw.pack.twofold.jacobian_rates import test_jacobian_dot_is_the_jacobians_rate  # noqa: F401
 from pytest_physlaw.pack.twofold.midphase import test_midphase_prunes_no_contact  # noqa: F401
 from pytest_physlaw.pack.twofold.order import test_actuator_order_is_no_physics  # noqa: F401
+from pytest_physlaw.pack.twofold.subtree_wrench import test_force_sensors_read_the_subtrees_wrench  # noqa: F401
 from pytest_physlaw.pack.twofold.split_step import test_split_step_is_the_step  # noqa: F401
 from pytest_physlaw.pack.twofold.sleep_contacts import test_sleep_keeps_contacts  # noqa: F401
 from pytest_physlaw.pack.twofold.solvers import test_converged_solvers_agree_where_the_model_moves  # noqa: F401

@@ -34,6 +34,10 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
 - `geometry_sensors`: a rangefinder reads its ray's first surface; a distance sensor's segment spans its geoms.
 - `contact_overlap`: a pair's deepest contact is as deep as its shapes overlap along the contact's normal.
 - `contact_normal`: a pair's deepest contact points along the direction its shapes overlap least.
+- `contact_points`: each contact's two points, half its distance either side of its position along its normal, lie
+  in their geoms.
+- `subtree_wrench`: a force or torque sensor reads the wrench the model cut free at its body needs (MuJoCo's
+  dynamics of the cut model).
 - `mjcf_text` (a measure): what an MJCF file writes for each element, defaults resolved, read from its text.
 - `as_written`: a model compiles to what its MJCF writes.
 - `body_inertias`: the mass matrix is the sum of its bodies' inertias through their Jacobians, plus armature.

@@ -108,6 +108,11 @@ def _hull(model: mujoco.MjModel, mesh: int) -> tuple[np.ndarray, np.ndarray] | N
     return known[mesh]
 
 
+def mesh_hull(model: mujoco.MjModel, geom: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """A mesh geom's convex hull planes (`_hull_planes`), None where its stored graph is none."""
+    return _hull(model, int(model.geom_dataid[geom]))
+
+
 def _hull_planes(model: mujoco.MjModel, mesh: int) -> tuple[np.ndarray, np.ndarray] | None:
     """The outward planes of the mesh's convex hull, from MuJoCo's stored hull graph (mesh_graph: numvert, numface,
     vert_edgeadr, vert_globalid, edge_localid of numvert + 3 numface, face_globalid: src/user/user_mesh.cc), or None where the mesh has none."""
