@@ -9,6 +9,7 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `muscles`: a muscle only pulls, at any length, velocity and activation the runs reach.
 - `gravcomp`: gravity compensation applies -gravcomp m g at each compensated body's centre of mass.
 - `flex_balance`: a flex's elastic forces on its vertices sum to no force and no torque (Newton's third law).
+- `flex_frame`: a 3D flex turned as a whole has no elastic force (frame indifference).
 - `wrenches`: the constraint wrenches booked on bodies (cfrc_ext, what force sensors read) are the solver's.
 - `transmission`: each actuator's moment arm is the derivative of its length (virtual work).
 - `derivatives`: the velocity derivative an implicit integrator steps with is the actuator forces' (clamps included).
@@ -57,6 +58,7 @@ from pytest_physlaw.pack.energy import (  # noqa: F401
     test_passive_motion_gains_no_energy,
 )
 from pytest_physlaw.pack.flex_balance import test_flex_forces_are_internal  # noqa: F401
+from pytest_physlaw.pack.flex_frame import test_flex_forces_vanish_under_rigid_motion  # noqa: F401
 from pytest_physlaw.pack.flex_material import test_flex_elasticity_is_its_material  # noqa: F401
 from pytest_physlaw.pack.fixtures import (  # noqa: F401
     bodies,
@@ -160,6 +162,7 @@ from pytest_physlaw.pack.twofold.order import test_actuator_order_is_no_physics 
 from pytest_physlaw.pack.twofold.subtree_wrench import test_force_sensors_read_the_subtrees_wrench  # noqa: F401
 from pytest_physlaw.pack.twofold.split_step import test_split_step_is_the_step  # noqa: F401
 from pytest_physlaw.pack.twofold.sleep_contacts import test_sleep_keeps_contacts  # noqa: F401
+from pytest_physlaw.pack.twofold.sleep_readouts import test_sleep_changes_no_readout  # noqa: F401
 from pytest_physlaw.pack.twofold.solvers import test_converged_solvers_agree_where_the_model_moves  # noqa: F401
 from pytest_physlaw.pack.twofold.states import twofold_states  # noqa: F401
 from pytest_physlaw.pack.twofold.tendons import (  # noqa: F401

@@ -1,8 +1,8 @@
 """model-contact-points-lie-in-their-geoms (`pytest_physlaw.pack.twofold.contact_points`, measured by
 `twofold.surfaces.gap`): every contact of a floor with boxes, a ball, a capsule and a mesh block (several contacts a
 pair, multiccd's among them) places each geom's point in that geom; a contact booked deeper than its point lies (a
-shallow corner given the pair's deepest depth, MuJoCo 3.11's multiccd) or moved off its face fails; height fields
-are left out, naming why."""
+shallow corner given the pair's deepest depth, MuJoCo 3.11's multiccd) or moved off its face fails; a height
+field's points lie in the prisms it is collided as."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _state(steps: int = 300) -> tuple[mujoco.MjModel, mujoco.MjData]:
 
 def test_the_scenes_contact_points_lie_in_their_geoms() -> None:
     model, data = _state()
-    found, left = C.points_outside(model, data, distance.tolerance(model))
+    found, left = C.points_outside(model, data, C.tolerance(model))
     pairs = {distance.type_pair(model, *pair) for _, pair, _, _ in found}
     convex = {"box-mesh"} if mujoco_versions.convex_solver_distances(model) else set()  # else libccd's, left out
     assert {"plane-box", "plane-sphere", "box-box", "plane-capsule", "plane-mesh"} | convex <= pairs, (pairs, left)
@@ -67,7 +67,7 @@ def test_a_point_outside_its_geom_fails(fault: str) -> None:
         data.contact.dist[i] = -2.0 * depth
     else:  # off the ball's surface, sideways by half its radius
         data.contact.pos[i] = np.asarray(data.contact.pos[i]) + np.array([0.03, 0.0, 0.0])
-    found, _ = C.points_outside(model, data, distance.tolerance(model))
+    found, _ = C.points_outside(model, data, C.tolerance(model))
     ball = model.geom("ball").id
     ratio = max(r for r, pair, *_ in found if ball in pair)
     assert ratio > 1.0, ratio
@@ -83,14 +83,47 @@ def test_a_shallow_corner_booked_at_the_pairs_deepest_depth_fails() -> None:
     dists = np.asarray(data.contact.dist[rows])
     assert len(rows) >= 3 and np.ptp(dists) > 0.003, dists
     data.contact.dist[rows] = dists.min()
-    found, _ = C.points_outside(model, data, distance.tolerance(model))
+    found, _ = C.points_outside(model, data, C.tolerance(model))
     assert max(r for r, pair, *_ in found if slab in pair) > 1.0
 
 
-def test_height_fields_and_meshes_without_a_hull_are_left_out_naming_why() -> None:
-    model = mujoco.MjModel.from_xml_string("""<mujoco><asset><hfield name="h" nrow="3" ncol="3" size="1 1 .1 .1"/>
-      </asset><worldbody><geom type="hfield" hfield="h"/><geom type="sphere" size=".1"/></worldbody></mujoco>""")
-    assert "height field" in C.why_not(model, 0, 1)
+FIELD = """<mujoco model="a ball on a bumpy height field">
+  <asset><hfield name="bumps" nrow="5" ncol="5" size=".5 .5 .1 .05"
+    elevation="0 0 0 0 0  0 .3 .5 .3 0  0 .5 1 .5 0  0 .3 .5 .3 0  0 0 0 0 0"/></asset>
+  <worldbody>
+    <geom name="field" type="hfield" hfield="bumps"/>
+    <body name="ball" pos=".12 .05 .3"><freejoint/><geom name="ball" size=".05"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_a_height_fields_points_lie_in_its_prisms_and_a_deeper_booking_fails() -> None:
+    """A ball rolling down a bump: each contact's point on the field lies on the union of the prisms MuJoCo
+    collides it as; a contact booked 15 mm deeper than it is (MuJoCo 3.15's margin on a height field) fails."""
+    model = mujoco.MjModel.from_xml_string(FIELD)
+    data = mujoco.MjData(model)
+    found = []
+    for _ in range(400):
+        mujoco.mj_step(model, data)
+        if data.ncon:
+            found, _ = C.points_outside(model, data, C.tolerance(model))
+            break
+    if not mujoco_versions.convex_solver_distances(model):
+        assert not found  # libccd's MPR: left out, named
+        return
+    assert found and max(r for r, *_ in found) <= 1.0, found
+    data.contact.dist[0] = float(data.contact.dist[0]) - 0.015
+    found, _ = C.points_outside(model, data, C.tolerance(model))
+    assert max(r for r, *_ in found) > 1.0
+
+
+def test_a_height_field_is_judged_where_the_convex_solver_measures_it() -> None:
+    model = mujoco.MjModel.from_xml_string(FIELD)
+    why = C.why_not(model, 0, 1)
+    assert (why is None) == mujoco_versions.convex_solver_distances(model), why
+    if why:
+        assert "height field" in why and "MPR" in why
 
 
 def test_the_law_runs_on_a_model_and_passes(pytester: pytest.Pytester) -> None:

@@ -45,5 +45,7 @@ quantity sees it. The table of pairs, built and not built: docs/second-computati
   says.
 - `integrator_order`: RK4's motion converges at the fourth order as the step halves.
 - `sleep_contacts`: the model as written, sleep on: a sleeping tree keeps its contacts with what moves into it.
+- `sleep_readouts`: the model as written, sleep on: where a tree sleeps, its energies and position and velocity
+  sensors read as the awake model's at the same state.
 - `bias_force`: the bias force is what the bodies need to move at constant joint velocities and hold against gravity.
 """

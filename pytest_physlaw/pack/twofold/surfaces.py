@@ -413,6 +413,28 @@ def prisms(field: Shape, point: np.ndarray, margin: float) -> list[Shape]:
     return found
 
 
+def field_gap(field: Shape, point: np.ndarray) -> float:
+    """A lower bound on how far the point (world) lies outside a heightfield's solid (negative inside: exact there):
+    the least over the prisms around it (`prisms`, unraised) of the largest distance beyond a prism's five planes
+    (its top triangle, its base, its three sides)."""
+    best = np.inf
+    for prism in prisms(field, point, 0.0):
+        top, base = prism.points[:3], prism.points[3:]
+        p = prism.local(point)
+        normal = np.cross(top[1] - top[0], top[2] - top[0])
+        normal = normal / np.linalg.norm(normal) * np.sign(normal[2])  # the top's upward normal
+        far = max(float(normal @ (p - top[0])), float(base[0, 2] - p[2]))
+        centre = top[:, :2].mean(axis=0)
+        for k in range(3):
+            a, b = top[k, :2], top[(k + 1) % 3, :2]
+            side = np.array([b[1] - a[1], a[0] - b[0]])
+            side = side / np.linalg.norm(side)
+            side = side if side @ (centre - a) < 0 else -side  # outward in the plane
+            far = max(far, float(side @ (p[:2] - a)))
+        best = min(best, far)
+    return best
+
+
 def overlap(first: Shape, second: Shape, u: np.ndarray) -> float | None:
     """How far the two shapes' projections on the unit direction u overlap, where `first` would have to move
     along -u (or +u: the shorter) to clear `second` along that line: the penetration depth along u (negative:

@@ -1,0 +1,66 @@
+"""model-sleep-changes-no-readout (`pytest_physlaw.pack.twofold.sleep_readouts`): a spring-held arm that falls asleep
+reads the energy and the joint sensors the same model awake reads at its state (from MuJoCo 4.0; 3.4 to 3.17 left a
+sleeping tree's springs out of `mj_energyPos`, the corpus' round-9 case, and fail); a readout off the awake model's
+fails; a model without energies or sensors is skipped, naming why."""
+
+from __future__ import annotations
+
+import mujoco
+import pytest
+
+from pytest_physlaw import mujoco_versions
+from pytest_physlaw.pack import reaching
+from pytest_physlaw.pack.twofold import sleep_readouts as R
+from tests.pack.law_record import law_record
+
+LAW = "model-sleep-changes-no-readout"
+SCENE = """<mujoco model="a spring-held arm that falls asleep">
+  <option timestep="0.002"><flag sleep="enable" energy="enable"/></option>
+  <worldbody>
+    <body name="arm" pos="0 0 1">
+      <joint name="hinge" axis="0 1 0" stiffness="10" springref="-.2" damping="2"/>
+      <geom type="capsule" fromto="0 0 0 .4 0 0" size=".03" mass="1"/>
+    </body>
+  </worldbody>
+  <sensor><jointpos joint="hinge"/><jointvel joint="hinge"/></sensor>
+</mujoco>
+"""
+SOUND_FROM = (4, 0)  # mj_energyPos counts a sleeping tree's springs (changelog 4.0.0)
+pytestmark = pytest.mark.skipif(mujoco_versions.version() < (3, 4), reason="no sleep before MuJoCo 3.4")
+
+
+def _watch(awake: mujoco.MjModel) -> R.Readouts:
+    model = mujoco_versions.asleep(mujoco.MjModel.from_xml_string(SCENE))
+    watch = R.Readouts(model, awake)
+    reaching.reaching(model, 2000, "", watch)
+    return watch
+
+
+def test_the_sleeping_arm_reads_as_awake() -> None:
+    watch = _watch(mujoco.MjModel.from_xml_string(SCENE))
+    assert watch.judged > 0, watch.steps
+    if mujoco_versions.version() >= SOUND_FROM:
+        assert watch.worst <= 1.0, watch.where
+    else:
+        assert watch.worst > 1e3 and "energy" in watch.where, watch.where
+
+
+def test_a_readout_off_the_awake_models_fails() -> None:
+    awake = mujoco.MjModel.from_xml_string(SCENE)
+    awake.jnt_stiffness[:] *= 1.001  # the awake model's spring energy a thousandth off
+    watch = _watch(awake)
+    assert watch.worst > 1.0, watch.where
+
+
+def test_a_model_with_nothing_to_read_is_skipped(pytester: pytest.Pytester) -> None:
+    bare = SCENE.replace(' energy="enable"', "").replace(
+        '<sensor><jointpos joint="hinge"/><jointvel joint="hinge"/></sensor>', "")
+    pytester.path.joinpath("arm.xml").write_text(bare)
+    record = law_record(pytester, "arm.xml", "no_readout", LAW)
+    assert record["outcome"] == "skipped", record
+
+
+def test_the_law_runs_on_a_model(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("arm.xml").write_text(SCENE)
+    record = law_record(pytester, "arm.xml", "no_readout", LAW)
+    assert record["outcome"] == ("passed" if mujoco_versions.version() >= SOUND_FROM else "failed"), record
