@@ -26,6 +26,7 @@ named by `missing(feature)`: the law that needs it skips with that sentence.
 | `actuator_fields`, `actuator_spaces`, `actuator_references` | every `actuator_*` array the release has (actearly 3.0.1; delay, history, damping, armature, control and output addresses 3.14), `nactuator` | `nu` actuators, each with one control and one output at its own index |
 | `geom_distance` | `mj_geomDistance` (3.1.6) | `mj_collision` on a probe model of the two geoms (primitives) |
 | `multiccd` | on unless `mjDSBL_MULTICCD` (3.8: on by default) | off unless `mjENBL_MULTICCD` |
+| `half_turns_sound` | `mju_mat2Rot` finds an exact half turn from the identity (4.0.0; a probe) | it returns the identity (3.3 to 3.17): interpolated flexes' half turns set aside |
 | `legacy_multiccd` | multiccd's single-shot pipeline: points of the clipped faces (3.12, by release: no attribute tells) | the pair's contacts and those of the pair turned by +-1e-3 rad |
 | `ccd_tolerance` | `opt.ccd_tolerance` (3.2: MuJoCo's own convex solver) | `opt.mpr_tolerance` (libccd's MPR) |
 | `spec_from_file`, `spec_compiler` | `MjSpec.from_file(path)`, a static method, and its settings in `spec.compiler` (3.3) | 3.2: `MjSpec().from_file(path)` on an instance, the compiler's settings on the spec itself; no MjSpec before 3.2 |
@@ -618,6 +619,19 @@ def multiccd(model: mujoco.MjModel) -> bool:
         return not model.opt.disableflags & int(off)
     on = getattr(ENBL, "mjENBL_MULTICCD", None)
     return on is not None and bool(model.opt.enableflags & int(on))
+
+
+@functools.lru_cache(maxsize=1)
+def half_turns_sound() -> bool:
+    """Whether `mju_mat2Rot`, which interpolated flexes take each element's rotation from, finds an exact half turn
+    when started from the identity (a probe: 3.3 to 3.17 return the identity, fixed in 4.0.0, round 9's
+    mujoco-a206daa4); True where the release has no such call (no interpolated flexes either)."""
+    call = getattr(mujoco, "mju_mat2Rot", None)
+    if call is None:
+        return True
+    quat = np.array([1.0, 0.0, 0.0, 0.0])
+    call(quat, np.diag([1.0, -1.0, -1.0]).ravel())
+    return abs(abs(float(quat[1])) - 1.0) < 1e-9
 
 
 def legacy_multiccd(model: mujoco.MjModel) -> bool:
