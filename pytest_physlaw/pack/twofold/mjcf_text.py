@@ -117,6 +117,11 @@ def read(path: str | Path) -> Mjcf:
     return found
 
 
+def root(path: str | Path) -> ET.Element:
+    """The MJCF file's XML root with its includes in place (`Unreadable` where it cannot be read)."""
+    return _root(Path(path))
+
+
 def _root(path: Path) -> ET.Element:
     try:
         root = ET.parse(path).getroot()
