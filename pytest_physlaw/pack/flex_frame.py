@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw import mujoco_versions
-from pytest_physlaw.pack import runs
+from pytest_physlaw.pack import flex_carriers
 
 SOURCE = ("MuJoCo documentation, Modeling (deformable objects); frame indifference of the strain energy (a rigid "
           "motion leaves the Green strain zero)")
@@ -48,16 +48,6 @@ TURNS = {"half a turn about x": _turn((1, 0, 0), np.pi), "half a turn about y": 
          "1 rad about (1, 2, 3)": _turn((1, 2, 3), 1.0)}
 
 
-def carriers(model: mujoco.MjModel, flex: int) -> np.ndarray:
-    """The bodies that carry the flex's shape: its nodes where it is interpolated, else its vertices."""
-    interp = np.asarray(getattr(model, "flex_interp", np.zeros(model.nflex)))
-    if int(interp[flex]):
-        first, count = int(model.flex_nodeadr[flex]), int(model.flex_nodenum[flex])
-        return np.asarray(model.flex_nodebodyid[first:first + count], dtype=int)
-    first, count = int(model.flex_vertadr[flex]), int(model.flex_vertnum[flex])
-    return np.asarray(model.flex_vertbodyid[first:first + count], dtype=int)
-
-
 def why_not(model: mujoco.MjModel, flex: int, young: float) -> str | None:
     """Why a flex's forces under rigid motion are not judged, or None."""
     if int(model.flex_dim[flex]) != 3:
@@ -65,38 +55,13 @@ def why_not(model: mujoco.MjModel, flex: int, young: float) -> str | None:
                 "about its rest shape, which a turn of a curved rest shape strains by design)")
     if young <= 0 and float(np.asarray(model.flex_edgestiffness)[flex]) == 0:
         return "no elasticity"
-    bodies = carriers(model, flex)
-    if np.any(np.asarray(model.body_dofnum)[bodies] != 3) or np.any(np.asarray(model.body_jntnum)[bodies] != 3):
-        return "a vertex or node not on three slides (pinned or radial)"
-    joints = np.concatenate([np.arange(model.body_jntadr[b], model.body_jntadr[b] + 3) for b in bodies])
-    if np.any(np.asarray(model.jnt_stiffness)[joints] != 0):
-        return "springs on its slides"
-    trees = {int(model.body_treeid[b]) for b in bodies}
-    if any(trees & runs.tendon_trees(model, k) for k in range(model.ntendon)):
-        return "a tendon on its vertices"
-    if np.any(np.asarray(getattr(model, "body_gravcomp", np.zeros(model.nbody)))[bodies] != 0):
-        return "gravity compensation on its vertices"
-    return None
+    return flex_carriers.unfree(model, flex_carriers.carriers(model, flex))
 
 
 def forces(model: mujoco.MjModel, flex: int, move) -> float:
-    """The largest passive force on the flex's carriers (world frame) with each carrier at `move(rest positions)`,
-    the rest of the model at qpos0, at rest."""
-    data = mujoco.MjData(model)
-    mujoco.mj_kinematics(model, data)
-    bodies = carriers(model, flex)
-    rest = np.asarray(data.xpos)[bodies].copy()
-    axes = [np.asarray(data.xaxis)[model.body_jntadr[b]:model.body_jntadr[b] + 3].copy() for b in bodies]
-    for b, axis, x, y in zip(bodies, axes, rest, move(rest)):
-        adr = np.asarray(model.jnt_qposadr)[model.body_jntadr[b]:model.body_jntadr[b] + 3]
-        data.qpos[adr] = np.asarray(model.qpos0)[adr] + axis @ (y - x)
-    data.qvel[:] = 0
-    mujoco.mj_forward(model, data)
-    found = 0.0
-    for b, axis in zip(bodies, axes):
-        dof = int(model.body_dofadr[b])
-        found = max(found, float(np.max(np.abs(np.linalg.solve(axis, np.asarray(data.qfrc_passive)[dof:dof + 3])))))
-    return found
+    """The largest passive force on the flex's carriers with each at `move(rest positions)` (`flex_carriers`)."""
+    _, found = flex_carriers.passive_forces(model, flex_carriers.carriers(model, flex), move)
+    return float(np.max(np.abs(found), initial=0.0))
 
 
 def turns(model: mujoco.MjModel, flex: int) -> dict[str, np.ndarray]:
@@ -116,7 +81,7 @@ def worst_turn(model: mujoco.MjModel, flex: int, young: float) -> tuple[float, s
     scale = forces(model, flex, lambda x: x.mean(axis=0) + (1 + STRETCH) * (x - x.mean(axis=0))) / STRETCH
     data = mujoco.MjData(model)
     mujoco.mj_kinematics(model, data)
-    rest = np.asarray(data.xpos)[carriers(model, flex)]
+    rest = np.asarray(data.xpos)[flex_carriers.carriers(model, flex)]
     size = float(np.max(np.linalg.norm(rest - rest.mean(axis=0), axis=1)))
     if not scale > SHARE * max(young, 0.0) * size ** 2:
         return None

@@ -28,17 +28,12 @@ import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack import runs
+from pytest_physlaw.pack import flex_carriers
 
 SOURCE = ("MuJoCo documentation, Modeling (deformable objects) and XML reference (flexcomp/elasticity: young, poisson); "
           "the Saint Venant-Kirchhoff strain energy")
 STRETCH = 1.001  # the dilation s
 SHARE = 1e-6
-
-
-def _vertices(model: mujoco.MjModel, flex: int) -> np.ndarray:
-    first = int(model.flex_vertadr[flex])
-    return np.asarray(model.flex_vertbodyid[first:first + int(model.flex_vertnum[flex])], dtype=int)
 
 
 def why_not(model: mujoco.MjModel, flex: int, young: float) -> str | None:
@@ -49,40 +44,22 @@ def why_not(model: mujoco.MjModel, flex: int, young: float) -> str | None:
         return "no elasticity (young 0)"
     if int(np.asarray(getattr(model, "flex_interp", np.zeros(model.nflex)))[flex]):
         return "interpolated (its elasticity is its nodes')"
-    bodies = _vertices(model, flex)
-    if np.any(np.asarray(model.body_dofnum)[bodies] != 3) or np.any(np.asarray(model.body_jntnum)[bodies] != 3):
-        return "a vertex not on three slides (pinned or radial)"
     if float(np.asarray(model.flex_edgestiffness)[flex]) != 0:
         return "edge stiffness besides its elasticity"
-    trees = {int(model.body_treeid[b]) for b in bodies}
-    if any(trees & runs.tendon_trees(model, k) for k in range(model.ntendon)):
-        return "a tendon on its vertices"
-    if np.any(np.asarray(getattr(model, "body_gravcomp", np.zeros(model.nbody)))[bodies] != 0):
-        return "gravity compensation on its vertices"
-    return None
+    return flex_carriers.unfree(model, flex_carriers.carriers(model, flex))
 
 
 def work_ratio(model: mujoco.MjModel, flex: int, young: float, poisson: float) -> float:
     """The vertices' passive forces' virtual work along a uniform dilation over the SVK solid's (module docstring)."""
-    data = mujoco.MjData(model)
-    mujoco.mj_kinematics(model, data)
-    bodies = _vertices(model, flex)
-    rest = np.asarray(data.xpos)[bodies].copy()
+    bodies = flex_carriers.carriers(model, flex)
+    rest, found = flex_carriers.passive_forces(
+        model, bodies, lambda x: x.mean(axis=0) + STRETCH * (x - x.mean(axis=0)))
     centre = rest.mean(axis=0)
     start = int(model.flex_elemdataadr[flex])
     elements = np.asarray(model.flex_elem[start:start + 4 * int(model.flex_elemnum[flex])], dtype=int).reshape(-1, 4)
     edges = rest[elements[:, 1:]] - rest[elements[:, :1]]
     volume = float(np.sum(np.abs(np.linalg.det(edges)))) / 6
-    axes = [np.asarray(data.xaxis)[model.body_jntadr[b]:model.body_jntadr[b] + 3].copy() for b in bodies]
-    for b, axis, x in zip(bodies, axes, rest):
-        adr = np.asarray(model.jnt_qposadr)[model.body_jntadr[b]:model.body_jntadr[b] + 3]
-        data.qpos[adr] = np.asarray(model.qpos0)[adr] + axis @ ((STRETCH - 1) * (x - centre))
-    data.qvel[:] = 0
-    mujoco.mj_forward(model, data)
-    work = 0.0
-    for b, axis, x in zip(bodies, axes, rest):
-        dof = int(model.body_dofadr[b])
-        work += float(np.linalg.solve(axis, np.asarray(data.qfrc_passive)[dof:dof + 3]) @ (x - centre))
+    work = float(np.sum(found * (rest - centre)))
     lam = young * poisson / ((1 + poisson) * (1 - 2 * poisson))
     mu = young / (2 * (1 + poisson))
     strain = (STRETCH ** 2 - 1) / 2
