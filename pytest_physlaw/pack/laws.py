@@ -159,6 +159,8 @@ from pytest_physlaw.pack.twofold.residuals import test_constraint_residuals_chan
 from pytest_physlaw.pack.twofold.jacobian_rates import test_jacobian_dot_is_the_jacobians_rate  # noqa: F401
 from pytest_physlaw.pack.twofold.midphase import test_midphase_prunes_no_contact  # noqa: F401
 from pytest_physlaw.pack.twofold.order import test_actuator_order_is_no_physics  # noqa: F401
+from pytest_physlaw.pack.twofold.restored_state import test_a_restored_state_steps_as_the_original  # noqa: F401
+from pytest_physlaw.pack.twofold.saved_xml import test_saved_xml_is_the_model  # noqa: F401
 from pytest_physlaw.pack.twofold.subtree_wrench import test_force_sensors_read_the_subtrees_wrench  # noqa: F401
 from pytest_physlaw.pack.twofold.split_step import test_split_step_is_the_step  # noqa: F401
 from pytest_physlaw.pack.twofold.sleep_contacts import test_sleep_keeps_contacts  # noqa: F401
