@@ -1054,7 +1054,8 @@ CASES = {"mujoco-3066": gravcomp_nested, "mujoco-2179": fourbar_sites, "mujoco-4
 ROUNDS = {6: ("actuators", "collision", "compiler", "constraints"),  # the blind rounds' probes: round6/, round7/
           7: ("actuation", "collision", "compiler", "constraints"),
           8: ("actuation", "collision", "compiler", "constraints"),
-          9: ("actuation", "collision", "compiler", "constraints", "sensorsapi")}
+          9: ("actuation", "collision", "compiler", "constraints", "sensorsapi"),
+          10: ("collision", "compiler", "constraints", "sensorsapi", "flex", "tendons", "patches")}
 
 
 def _rounds() -> dict:

@@ -144,7 +144,9 @@ from pytest_physlaw.pack.twofold.contact_normal import test_contact_normal_is_le
 from pytest_physlaw.pack.twofold.as_written import test_compiled_as_written  # noqa: F401
 from pytest_physlaw.pack.twofold.constants import test_compiled_constants_are_the_mass_matrix  # noqa: F401
 from pytest_physlaw.pack.twofold.fluid_units import test_fluid_forces_are_each_bodys_in_any_units  # noqa: F401
+from pytest_physlaw.pack.twofold.flexcomp_place import test_flexcomps_are_placed_as_written  # noqa: F401
 from pytest_physlaw.pack.twofold.forward_twice import test_forward_twice_is_forward_once  # noqa: F401
+from pytest_physlaw.pack.twofold.frame_turn import test_physics_is_frame_indifferent  # noqa: F401
 from pytest_physlaw.pack.twofold.edits import test_edits_take_effect  # noqa: F401
 from pytest_physlaw.pack.twofold.fused import test_fusing_static_bodies_keeps_the_dynamics  # noqa: F401
 from pytest_physlaw.pack.twofold.geometry_sensors import (  # noqa: F401

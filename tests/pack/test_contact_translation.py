@@ -1,7 +1,8 @@
 """model-contacts-see-no-common-translation (`pytest_physlaw.pack.twofold.translation`): a ball on a cloth (its
-elements away from the pins) and two
-boxes stacked pass; a contact row that sees one side's motion more than the other's (a flex side's weights summing
-to 1.001, a row of one box's side scaled) fails; a contact with the world is left out."""
+elements away from the pins) and two boxes stacked pass, under a common translation and a common turn about the
+normal (the cloth's turn from 4.0: before, a flex element's contact weights were centred elsewhere than its point);
+a contact row that sees one side's motion more than the other's (a row of one box's side scaled; its turn scaled)
+fails; a contact with the world is left out."""
 
 from __future__ import annotations
 
@@ -49,8 +50,9 @@ def _state(xml: str, steps: int, push: bool = False) -> tuple[mujoco.MjModel, mu
     return model, data
 
 
-def _judged(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[float, int]:
-    share, _, count = translation.unmoved(model, data)
+def _judged(model: mujoco.MjModel, data: mujoco.MjData, turn: bool = False) -> tuple[float, int]:
+    found = translation.unmoved(model, data)
+    share, _, count = found[3:] if turn else found[:3]
     return share, count
 
 
@@ -61,6 +63,8 @@ def test_stacked_boxes_pass_and_the_floor_is_left_out() -> None:
     box_box = sum(1 for a, b in pairs if 0 not in (model.geom_bodyid[a], model.geom_bodyid[b]))
     assert count == box_box > 0 and len(pairs) > box_box  # the floor's contacts are not judged
     assert share <= 1.0, share
+    share, count = _judged(model, data, turn=True)
+    assert count == box_box and share <= 1.0, share
 
 
 @pytest.mark.skipif(mujoco_versions.version() < (3, 4), reason="before 3.4 a flex element's contact weights sum "
@@ -69,6 +73,19 @@ def test_a_ball_on_a_pinned_cloth_passes() -> None:
     model, data = _state(BALL_ON_CLOTH, 150)
     share, count = _judged(model, data)
     assert count > 0 and share <= 1.0, (share, count)
+
+
+WEIGHTS_CENTRED = (4, 0)  # round 10's mujoco-4.0.0-flex-contact-weights: inverse-distance weights before
+
+
+def test_a_ball_on_a_cloth_turns_with_it_where_the_weights_are_barycentric() -> None:
+    model, data = _state(BALL_ON_CLOTH, 150)
+    share, count = _judged(model, data, turn=True)
+    assert count > 0, count
+    if mujoco_versions.version() < WEIGHTS_CENTRED:
+        assert share > 1e3, share
+    else:
+        assert share <= 1.0, share
 
 
 def _first_box_contact(model: mujoco.MjModel, data: mujoco.MjData) -> int:
@@ -89,6 +106,23 @@ def test_a_row_that_sees_one_side_more_fails(monkeypatch: pytest.MonkeyPatch) ->
         return jac
     monkeypatch.setattr(translation.mujoco_versions, "constraint_jacobian", skewed)
     share, _ = _judged(model, data)
+    assert share > 1.0, share
+
+
+def test_a_row_that_sees_one_sides_turn_more_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    model, data = _state(BOXES, 100, push=True)
+    c = _first_box_contact(model, data)
+    rows = contact_rows(model, data, c)
+    low = int(model.body_dofadr[model.body("low").id])
+    real = mujoco_versions.constraint_jacobian
+
+    def skewed(m, d, rows_=None):  # the low box's angular side of the contact's rows weighted 1.001
+        jac = real(m, d, rows_).copy()
+        jac[rows, low + 3:low + 6] *= 1.001
+        return jac
+    monkeypatch.setattr(translation.mujoco_versions, "constraint_jacobian", skewed)
+    assert _judged(model, data)[0] <= 1.0  # a translation moves no angular dof
+    share, _ = _judged(model, data, turn=True)
     assert share > 1.0, share
 
 

@@ -36,11 +36,13 @@ ARM = """<mujoco><compiler fusestatic="true"/><option timestep="0.002"/>
         <body name="tool" pos="0.25 0.02 0.01" euler="20 70 10">
           <geom type="box" size="0.06 0.02 0.01" pos="0.04 0 0.01" euler="0 30 0" mass="0.4"/>
           <geom type="cylinder" size="0.015 0.05" pos="0 0.03 0" mass="0.1"/>
+          <site name="tool_tip" pos="0.1 0 0"/><site name="tool_mark" pos="-0.05 0 0.02"/>
         </body>
         <body name="mount" pos="0.1 0 0.03"><geom type="sphere" size="0.02" mass="0.05"/></body>
       </body></body></worldbody>
   <actuator><motor joint="shoulder" gear="5" ctrlrange="-1 1"/><motor joint="elbow" gear="3" ctrlrange="-1 1"/>
-  </actuator>
+    <motor name="push" site="tool_tip" gear="1 0 0 0 0 0" ctrlrange="0 2"/></actuator>
+  <sensor><framepos name="tip" objtype="site" objname="tool_tip"/></sensor>
 </mujoco>"""
 
 
@@ -77,7 +79,8 @@ def test_the_fused_arm_passes(pytester: pytest.Pytester, arm: str) -> None:
         assert record["outcome"] == "failed", record
         return
     assert record["outcome"] == "passed", record
-    assert {c["quantity"] for c in record["checks"]} == {"mass_matrix_apart_over_bound", "bias_force_apart_over_bound"}
+    assert {c["quantity"] for c in record["checks"]} == {"mass_matrix_apart_over_bound", "bias_force_apart_over_bound",
+                                                       "actuation_apart_over_bound", "readings_apart_over_bound"}
     assert max(c["value"] for c in record["checks"]) < 1e-2, record  # round-off, far inside the bound
 
 
@@ -101,6 +104,27 @@ def test_the_law_fails_when_a_fused_body_is_combined_wrong(pytester: pytest.Pyte
     failed = {c["quantity"] for c in record["checks"] if not c["passed"]}
     assert "mass_matrix_apart_over_bound" in failed, record
     assert "engine defect" in json.dumps(record)
+
+
+def test_the_law_fails_when_a_fused_site_is_bound_to_another(pytester: pytest.Pytester, arm: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second compile's thruster and tip sensor bound to the tool's other site (as MuJoCo 3.3.7 to 3.15.0 kept
+    the ids of sites renumbered by fusing: round 10's mujoco-3.16.0-fusestatic-name-binding): the actuator forces
+    and the readings differ."""
+    real = recompile.compiled
+
+    def other_site(build, path: str) -> mujoco.MjModel:
+        model = real(build, path)
+        if build is fused.unfused:
+            model.actuator_trnid[model.actuator("push").id, 0] = model.site("tool_mark").id
+            model.sensor_objid[model.sensor("tip").id] = model.site("tool_mark").id
+        return model
+
+    monkeypatch.setattr(recompile, "compiled", other_site)
+    record = _record(pytester, arm)
+    assert record["outcome"] == "failed", record
+    failed = {c["quantity"] for c in record["checks"] if not c["passed"]}
+    assert {"actuation_apart_over_bound", "readings_apart_over_bound"} <= failed, record
 
 
 def test_the_corpus_dumbbell_fails_where_mujoco_fused_it_wrong(pytester: pytest.Pytester) -> None:

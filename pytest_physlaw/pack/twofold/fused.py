@@ -23,6 +23,8 @@ Measured: `pytest-physlaw check MODEL.xml -k fused`; figures in docs/second-comp
 
 from __future__ import annotations
 
+import copy
+
 import mujoco
 import numpy as np
 import pytest
@@ -77,26 +79,75 @@ def same_joints(first: mujoco.MjModel, second: mujoco.MjModel) -> bool:
         and np.array_equal(first.jnt_type, second.jnt_type)
 
 
-def dynamics(model: mujoco.MjModel, qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(mass matrix, qfrc_bias) of `model` at (qpos, qvel): one `mj_forward` of a new mjData."""
+def dynamics(model: mujoco.MjModel, qpos: np.ndarray, qvel: np.ndarray, ctrl: np.ndarray | None = None,
+             act: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """{mass_matrix, bias_force, actuation (qfrc_actuator), readings (sensordata)} of `model` at (qpos, qvel) with
+    the controls and activations given (none: zero): one `mj_forward` of a new mjData, constraints off (the
+    readings compared are those of the same motion, not of two solves)."""
     data = mujoco.MjData(model)
     data.qpos[:], data.qvel[:] = qpos, qvel
+    if ctrl is not None:
+        data.ctrl[:], data.act[:] = ctrl, act
     mujoco.mj_forward(model, data)
-    return mujoco_versions.full_mass(model, data), np.array(data.qfrc_bias)
+    out = {"mass_matrix": mujoco_versions.full_mass(model, data), "bias_force": np.array(data.qfrc_bias),
+           "actuation": np.array(data.qfrc_actuator)}
+    free = _unconstrained(model)
+    data = mujoco.MjData(free)
+    data.qpos[:], data.qvel[:] = qpos, qvel
+    if ctrl is not None:
+        data.ctrl[:], data.act[:] = ctrl, act
+    mujoco.mj_forward(free, data)
+    out["readings"] = np.array(data.sensordata)
+    return out
 
 
-def apart(fused: mujoco.MjModel, whole: mujoco.MjModel, qpos: np.ndarray, qvel: np.ndarray) -> dict[str, float]:
-    """Each quantity's largest difference between the fused and the unfused compile at (qpos, qvel) over its bound
-    (the module's docstring)."""
-    mass_f, bias_f = dynamics(fused, qpos, qvel)
-    mass_w, bias_w = dynamics(whole, qpos, qvel)
+def _unconstrained(model: mujoco.MjModel) -> mujoco.MjModel:
+    """A copy of `model` with its constraints off."""
+    free = copy.copy(model)
+    free.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    return free
+
+
+def apart(fused: mujoco.MjModel, whole: mujoco.MjModel, at: list[tuple]) -> dict[str, tuple[float, float]]:
+    """Each quantity's largest difference between the fused and the unfused compile over the states `at` ((qpos,
+    qvel, ctrl, act, t); ctrl None: at rest, uncontrolled) over its bound (the module's docstring), and the time of
+    the worst."""
+    pairs = [(dynamics(fused, *state[:4]), dynamics(whole, *state[:4]), state[4]) for state in at]
     bodies = whole.nbody
-    mass_bound = bodies * EIG_EPS + COMBINED * float(np.max(np.abs(mass_w), initial=0.0))
     weight = float(np.sum(whole.body_mass)) * float(np.linalg.norm(whole.opt.gravity)) * float(whole.stat.extent)
-    bias_scale = max(float(np.max(np.abs(bias_w), initial=0.0)), weight)
-    bias_bound = bodies * EIG_EPS * (1.0 + float(np.max(np.abs(qvel), initial=0.0)) ** 2) + COMBINED * bias_scale
-    return {"mass_matrix": float(np.max(np.abs(mass_f - mass_w), initial=0.0)) / mass_bound,
-            "bias_force": float(np.max(np.abs(bias_f - bias_w), initial=0.0)) / bias_bound}
+    found: dict[str, tuple[float, float]] = {}
+    for (f, w, t), (qpos, qvel, *_rest) in zip(pairs, at):
+        mass_bound = bodies * EIG_EPS + COMBINED * float(np.max(np.abs(w["mass_matrix"]), initial=0.0))
+        bias_scale = max(float(np.max(np.abs(w["bias_force"]), initial=0.0)), weight)
+        speed = 1.0 + float(np.max(np.abs(qvel), initial=0.0)) ** 2
+        bounds = {"mass_matrix": mass_bound, "bias_force": bodies * EIG_EPS * speed + COMBINED * bias_scale,
+                  "actuation": bodies * EIG_EPS + COMBINED * max(
+                      float(np.max(np.abs(w["actuation"]), initial=0.0)), bias_scale)}
+        for name, bound in bounds.items():
+            share = float(np.max(np.abs(f[name] - w[name]), initial=0.0)) / bound
+            if share >= found.get(name, (-1.0, 0.0))[0]:
+                found[name] = (share, t)
+    found["readings"] = _readings_apart(whole, [(f["readings"], w["readings"], t) for f, w, t in pairs])
+    return found
+
+
+def _readings_apart(model: mujoco.MjModel, pairs: list[tuple[np.ndarray, np.ndarray, float]]) -> tuple[float, float]:
+    """The largest difference of a sensor's reading between the two compiles over COMBINED of that sensor's
+    largest reading over the states (+ 1e-12), and its time."""
+    if not pairs or not pairs[0][0].size or pairs[0][0].shape != pairs[0][1].shape:
+        return 0.0, 0.0
+    readings = np.abs(np.array([[*f, *w] for f, w, _ in pairs]))
+    scale = np.zeros(model.nsensordata)
+    for s in range(model.nsensor):
+        block = slice(int(model.sensor_adr[s]), int(model.sensor_adr[s]) + int(model.sensor_dim[s]))
+        n = model.nsensordata
+        scale[block] = max(float(np.max(readings[:, block])), float(np.max(readings[:, n:][:, block])))
+    worst = (0.0, 0.0)
+    for f, w, t in pairs:
+        share = float(np.max(np.abs(f - w) / (COMBINED * scale + 1e-12), initial=0.0))
+        if share >= worst[0]:
+            worst = (share, t)
+    return worst
 
 
 def _pair(pack_model, model_case: str) -> tuple[mujoco.MjModel, mujoco.MjModel]:
@@ -130,22 +181,25 @@ def _pair(pack_model, model_case: str) -> tuple[mujoco.MjModel, mujoco.MjModel]:
 @pytest.mark.law("model-fused-bodies-keep-the-dynamics", source=SOURCE)
 def test_fusing_static_bodies_keeps_the_dynamics(law, pack_model, twofold_states, model_case) -> None:
     """A model that fuses its static bodies (`fusestatic`) has, at its reference pose and at every state its runs
-    reach, the mass matrix and bias force of the same model compiled without fusing, to the compile's own error:
-    nbody 1e-12 kg m^2 + 1e-7 of the largest entry for the mass matrix, and alike for the bias force."""
+    reach, the mass matrix, bias force, actuator forces and sensor readings of the same model compiled without
+    fusing, to the compile's own error: nbody 1e-12 kg m^2 + 1e-7 of the largest entry for the mass matrix, and
+    alike for the forces and each sensor's readings."""
     fused, whole = _pair(pack_model, model_case)
-    at = [(np.array(fused.qpos0), np.zeros(fused.nv), 0.0)]
-    at += [(np.array(s.qpos), np.array(s.qvel), float(s.time))
+    at = [(np.array(fused.qpos0), np.zeros(fused.nv), None, None, 0.0)]
+    at += [(np.array(s.qpos), np.array(s.qvel), np.array(s.ctrl), np.array(s.act), float(s.time))
            for s in states.for_solves(pack_model.model, twofold_states)]
-    found = [(apart(fused, whole, qpos, qvel), t) for qpos, qvel, t in at]
+    found = apart(fused, whole, at)
     kept = whole.nbody - fused.nbody
     change = (f"an engine defect of MuJoCo {mujoco.__version__} (not the model's): fusing its {kept} static "
-              "bodies into their parents changes the dynamics (a fused body's mass, centre of mass or inertia "
-              "combined wrong); until it is fixed, set <compiler fusestatic=\"false\"/>, report it, or change "
-              "MuJoCo version")
-    for quantity in ("mass_matrix", "bias_force"):
-        worst, t = max(((f[quantity], t) for f, t in found), key=lambda f: f[0])
+              "bodies into their parents changes the {what}; until it is fixed, set <compiler "
+              "fusestatic=\"false\"/>, report it, or change MuJoCo version")
+    what = {"mass_matrix": "dynamics (a fused body's mass, centre of mass or inertia combined wrong)",
+            "bias_force": "dynamics (a fused body's mass, centre of mass or inertia combined wrong)",
+            "actuation": "actuation (an actuator bound to a site, body or tendon of a fused body acts elsewhere)",
+            "readings": "readings (a sensor bound to a site or body of a fused body reads another)"}
+    for quantity in ("mass_matrix", "bias_force", "actuation", "readings"):
+        worst, t = found[quantity]
         law.check(f"{quantity}_apart_over_bound", worst, le=1.0, drift_abs=1.0,
                   why=f"the largest {quantity.replace('_', ' ')} difference between the fused and the unfused "
-                      f"compile over the compile's own error, worst of {len(found)} states (the reference pose "
-                      f"and the runs') at t = {t:.3f} s; failing, {change}")
-
+                      f"compile over the compile's own error, worst of {len(at)} states (the reference pose "
+                      f"and the runs') at t = {t:.3f} s; failing, {change.format(what=what[quantity])}")

@@ -63,6 +63,9 @@ class Mjcf:
     elements: dict[str, list[Element]] = field(default_factory=dict)
     bodies: int = 1  # the world and each body read
     aligned: set[int] = field(default_factory=set)  # bodies whose frame the compiler aligns with their inertia
+    # each <flexcomp> as written (its element whole), with the body it is in and the frames around it
+    flexcomps: list[tuple[ET.Element, int, tuple[tuple[str, dict[str, str], int], ...]]] = field(default_factory=list)
+    extensions: list[ET.Element] = field(default_factory=list)  # the file's <extension> elements (plugins)
 
     def written(self, element: Element, name: str, kinds: tuple[str, ...] | None = None) -> str | None:
         """The attribute as written: on the element, else its class's default for one of `kinds` (the element's
@@ -99,6 +102,7 @@ def read(path: str | Path) -> Mjcf:
     for option in root.findall("option"):
         found.option.update(option.attrib)
     found.attaches = root.find(".//attach") is not None
+    found.extensions = root.findall("extension")
     for default in root.findall("default"):
         _defaults(found, default, None)
     for world in root.findall("worldbody"):
@@ -165,6 +169,8 @@ def _tree(found: Mjcf, node: ET.Element, inherited: str, body: int,
     childclass down, a frame's elements belong to the body around it; joints and geoms take their own class; a
     replicate's copies one after another, each with its place and its names' suffix."""
     for child in node:
+        if child.tag == "flexcomp" and not suffix:  # a replicated one's names are the compiler's
+            found.flexcomps.append((child, body, frames))
         if child.tag in NOT_READ:
             continue
         if child.tag == "body":
