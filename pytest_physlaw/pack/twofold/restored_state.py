@@ -24,12 +24,11 @@ import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack.twofold.split_step import field_apart
+from pytest_physlaw.pack.twofold.split_step import stepped_apart
 from pytest_physlaw.pack.twofold.states import for_solves
 
 INTEGRATION = int(mujoco.mjtState.mjSTATE_INTEGRATION)
 STEPS = 4  # something left out of the state shows at the first step; a buffer read with a delay, a few steps on
-FIELDS = ("qpos", "qvel", "act", "qacc", "sensordata")
 SOURCE = ("MuJoCo documentation, Programming: Simulation, State and control (the integration state steps the "
           "simulation deterministically); API: mj_getState, mj_setState")
 
@@ -47,19 +46,7 @@ def apart(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[float, str, int]
     """(the largest difference between the copy and the restored mjData over the steps, over 100 eps of the larger
     value; which field, or sensor; at which step); the steps before a non-finite number only (a diverging state),
     (0, "", 0) where none differs."""
-    original, again = copy.copy(state), restored(model, state)
-    worst = (0.0, "", 0)
-    for step in range(1, STEPS + 1):
-        mujoco.mj_step(model, original)
-        mujoco.mj_step(model, again)
-        for name in FIELDS:
-            first, second = np.asarray(getattr(original, name)), np.asarray(getattr(again, name))
-            if not (np.all(np.isfinite(first)) and np.all(np.isfinite(second))):
-                return worst  # diverged within the steps: what follows is not a step of the state
-            share, which = field_apart(model, name, first, second)
-            if share > worst[0]:
-                worst = (share, which, step)
-    return worst
+    return stepped_apart(model, copy.copy(state), restored(model, state), mujoco.mj_step, mujoco.mj_step, STEPS)
 
 
 @pytest.mark.law("model-restored-state-steps-alike", source=SOURCE)

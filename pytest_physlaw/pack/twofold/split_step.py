@@ -20,6 +20,7 @@ Measured figures and commands: docs/second-computations.md ("The step in two hal
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 import mujoco
 import numpy as np
@@ -45,17 +46,26 @@ def apart(model: mujoco.MjModel, state: mujoco.MjData) -> tuple[float, str, int]
     """(the largest difference between `mj_step` and `mj_step1` + `mj_step2` over the steps, over 100 eps of the
     larger value; which field, or sensor; at which step); the steps before a non-finite number only (a diverging
     state), (0, "", 0) where none differs."""
-    whole, halves = copy.copy(state), copy.copy(state)
+    def halves(m: mujoco.MjModel, d: mujoco.MjData) -> None:
+        mujoco.mj_step1(m, d)
+        mujoco.mj_step2(m, d)
+    return stepped_apart(model, copy.copy(state), copy.copy(state), mujoco.mj_step, halves)
+
+
+def stepped_apart(model: mujoco.MjModel, first: mujoco.MjData, second: mujoco.MjData, step_first: Callable,
+                  step_second: Callable, steps: int = STEPS) -> tuple[float, str, int]:
+    """Step `first` with `step_first` and `second` with `step_second`, `steps` times; after each step compare their
+    FIELDS: (the largest difference over 100 eps of the larger value, which field or sensor, at which step), the steps
+    before a non-finite number only (a diverging state), (0, "", 0) where none differs."""
     worst = (0.0, "", 0)
-    for step in range(1, STEPS + 1):
-        mujoco.mj_step(model, whole)
-        mujoco.mj_step1(model, halves)
-        mujoco.mj_step2(model, halves)
+    for step in range(1, steps + 1):
+        step_first(model, first)
+        step_second(model, second)
         for name in FIELDS:
-            first, second = np.asarray(getattr(whole, name)), np.asarray(getattr(halves, name))
-            if not (np.all(np.isfinite(first)) and np.all(np.isfinite(second))):
+            one, other = np.asarray(getattr(first, name)), np.asarray(getattr(second, name))
+            if not (np.all(np.isfinite(one)) and np.all(np.isfinite(other))):
                 return worst  # diverged within the steps: what follows is not a step of the state
-            share, which = field_apart(model, name, first, second)
+            share, which = field_apart(model, name, one, other)
             if share > worst[0]:
                 worst = (share, which, step)
     return worst
