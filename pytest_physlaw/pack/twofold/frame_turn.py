@@ -8,10 +8,10 @@ the one orientation the file writes, and only the turned world shows it. Source:
 mechanics' objectivity); MuJoCo's documentation (Computation: the world frame is arbitrary, joint coordinates are
 relative to the parent body).
 
-The two computations: the model as compiled, and a copy whose top-level bodies, world geoms and sites, the flex
+The two computations: the model as compiled, and the same model (turned in place, restored after) whose top-level bodies, world geoms and sites, the flex
 vertices and nodes the world holds (pinned), the spring poses of top-level free joints (world poses) and the options'
 gravity, wind and magnetic field are turned in place by a fixed generic rotation (0.7 rad about (1, 2, 3)), their
-`sameframe` flags cleared (nothing of the copy is assumed in its body's frame). At `qpos0` and at each state of
+`sameframe` flags cleared (nothing turned is assumed in its body's frame). At `qpos0` and at each state of
 `twofold_states` (three above 200 dofs), the state mapped into the turned world (a top-level free joint's position,
 orientation and linear velocity turned, mocap poses turned; hinge, slide and ball coordinates are relative and
 unchanged), one `mj_forward` of each; constraints are not compared (the contacts of two orientations differ by their
@@ -24,7 +24,8 @@ Measured figures and commands: docs/second-computations.md ("A turned world").
 
 from __future__ import annotations
 
-import copy
+import contextlib
+from collections.abc import Iterator
 
 import mujoco
 import numpy as np
@@ -57,30 +58,42 @@ def _times(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return out
 
 
-def turned(model: mujoco.MjModel) -> mujoco.MjModel:
-    """A copy of `model` with its world turned (the module's docstring)."""
+@contextlib.contextmanager
+def turned(model: mujoco.MjModel) -> Iterator[mujoco.MjModel]:
+    """`model` with its world turned in place (the module's docstring), restored on leaving: a copy would copy its
+    meshes (the dog's 0.1 GB)."""
     rotation, quat = turn()
-    out = copy.copy(model)
-    for b in range(1, model.nbody):
-        if int(model.body_parentid[b]) == 0:
-            out.body_pos[b] = rotation @ model.body_pos[b]
-            out.body_quat[b] = _times(quat, model.body_quat[b])
-    for kind in ("geom", "site"):
-        bodies, pos, quats = (getattr(model, f"{kind}_{n}") for n in ("bodyid", "pos", "quat"))
-        for i in np.flatnonzero(np.asarray(bodies) == 0):
-            getattr(out, f"{kind}_pos")[i] = rotation @ pos[i]
-            getattr(out, f"{kind}_quat")[i] = _times(quat, quats[i])
-            getattr(out, f"{kind}_sameframe")[i] = 0
-    for adr, _ in free_linear_dofs(model):  # a free joint's spring pulls toward a world pose
-        out.qpos_spring[adr:adr + 3] = rotation @ model.qpos_spring[adr:adr + 3]
-        out.qpos_spring[adr + 3:adr + 7] = _times(quat, model.qpos_spring[adr + 3:adr + 7])
-    for vertices, bodies in (("flex_vert", "flex_vertbodyid"), ("flex_node", "flex_nodebodyid")):
-        if hasattr(model, vertices):  # a flex's vertices and nodes held by the world (pinned): world positions
-            for i in np.flatnonzero(np.asarray(getattr(model, bodies)) == 0):
-                getattr(out, vertices)[i] = rotation @ getattr(model, vertices)[i]
-    for name in ("gravity", "wind", "magnetic"):
-        getattr(out.opt, name)[:] = rotation @ getattr(model.opt, name)
-    return out
+    kept: list[tuple] = []  # (array, rows, the rows' values before)
+
+    def set_rows(array: np.ndarray, rows: np.ndarray | slice, value: np.ndarray) -> None:
+        kept.append((array, rows, np.array(array[rows])))
+        array[rows] = value
+
+    try:
+        top = np.flatnonzero(np.asarray(model.body_parentid) == 0)
+        top = top[top > 0]  # the world is its own parent
+        set_rows(model.body_pos, top, np.asarray(model.body_pos)[top] @ rotation.T)
+        set_rows(model.body_quat, top, np.array([_times(quat, q) for q in np.asarray(model.body_quat)[top]]))
+        for kind in ("geom", "site"):
+            rows = np.flatnonzero(np.asarray(getattr(model, f"{kind}_bodyid")) == 0)
+            pos, quats = getattr(model, f"{kind}_pos"), getattr(model, f"{kind}_quat")
+            set_rows(pos, rows, np.asarray(pos)[rows] @ rotation.T)
+            set_rows(quats, rows, np.array([_times(quat, q) for q in np.asarray(quats)[rows]]).reshape(-1, 4))
+            set_rows(getattr(model, f"{kind}_sameframe"), rows, 0)
+        for adr, _ in free_linear_dofs(model):  # a free joint's spring pulls toward a world pose
+            spring = np.array(model.qpos_spring[adr:adr + 7])
+            set_rows(model.qpos_spring, slice(adr, adr + 7),
+                     np.concatenate([rotation @ spring[:3], _times(quat, spring[3:])]))
+        for vertices, bodies in (("flex_vert", "flex_vertbodyid"), ("flex_node", "flex_nodebodyid")):
+            if hasattr(model, vertices):  # a flex's vertices and nodes held by the world (pinned): world positions
+                rows = np.flatnonzero(np.asarray(getattr(model, bodies)) == 0)
+                set_rows(getattr(model, vertices), rows, np.asarray(getattr(model, vertices))[rows] @ rotation.T)
+        for name in ("gravity", "wind", "magnetic"):
+            set_rows(getattr(model.opt, name), slice(None), rotation @ getattr(model.opt, name))
+        yield model
+    finally:
+        for array, rows, value in reversed(kept):
+            array[rows] = value
 
 
 def free_linear_dofs(model: mujoco.MjModel) -> list[tuple[int, int]]:
@@ -116,11 +129,14 @@ def _forward(model: mujoco.MjModel, state: mujoco.MjData, turned_world: bool) ->
     return out
 
 
-def apart(model: mujoco.MjModel, other: mujoco.MjModel, states: list[mujoco.MjData]) -> tuple[float, str, float]:
-    """(the largest difference of a quantity between the model and its turned copy over ROUND_OFF of its scale,
+def apart(model: mujoco.MjModel, states: list[mujoco.MjData]) -> tuple[float, str, float]:
+    """(the largest difference of a quantity between the model and its world turned over ROUND_OFF of its scale,
     which quantity, at which time) over `states`; a quantity's scale is its largest value over the states, with a
     floor (the module's docstring)."""
-    pairs = [(_forward(model, s, False), _forward(other, s, True), float(s.time)) for s in states]
+    firsts = [_forward(model, s, False) for s in states]
+    with turned(model):
+        seconds = [_forward(model, s, True) for s in states]
+    pairs = [(f, t, float(s.time)) for f, t, s in zip(firsts, seconds, states)]
     extent = max(float(model.stat.extent), 1e-9)
     gravity = float(np.linalg.norm(model.opt.gravity))
     weight = float(np.sum(model.body_mass)) * gravity * extent
@@ -142,9 +158,8 @@ def test_physics_is_frame_indifferent(law, pack_model, twofold_states, model_cas
     actuator forces, unconstrained accelerations, tendon and actuator lengths (a free joint's linear part turned
     with the world), to 1e-6 of each quantity's scale."""
     model = pack_model.model
-    other = turned(model)
     at = [mujoco.MjData(model)] + list(for_solves(model, twofold_states))  # qpos0, then the runs' states
-    share, name, t = apart(model, other, at)
+    share, name, t = apart(model, at)
     law.check("turned_apart_over_round_off", share, le=1.0, drift_abs=1.0,
               why=f"the largest difference of a joint-space quantity between the model and the model with its "
                   f"world turned 0.7 rad about (1, 2, 3), over 1e-6 of its scale, at qpos0 and {len(at) - 1} "
