@@ -493,18 +493,11 @@ def _pose(model: mujoco.MjModel, mjcf: Mjcf, element: Element, b: int, degrees: 
     if element.body in mjcf.aligned or element.parent in mjcf.aligned:
         out.left["bodies the compiler aligns with their inertia, or in one (a free joint's align)"] += 1
         return
-    if _parent_name(mjcf, element) != (model.body(int(model.body_parentid[b])).name or "world"):
+    if (mjcf.body_name(element.parent) or "") != (model.body(int(model.body_parentid[b])).name or "world"):
         # its written parent fused into the grandparent (fusestatic): its place is composed through it
         out.left["bodies whose parent the compiler fuses into its own"] += 1
         return
     _placed(element.attrib, element, model.body_pos[b], model.body_quat[b], _label(element, b), mjcf, degrees, out)
-
-
-def _parent_name(mjcf: Mjcf, element: Element) -> str:
-    """The name of the body the file writes `element` (a body) in: "world" for the worldbody."""
-    if element.parent <= 0:
-        return "world"
-    return next((e.name or "" for e in mjcf.elements.get("body", []) if e.body == element.parent), "")
 
 
 def _part_place(model: mujoco.MjModel, mjcf: Mjcf, element: Element, i: int, degrees: bool, out: Comparison) -> None:

@@ -47,28 +47,33 @@ def probe_text(mjcf: mjcf_text.Mjcf, flexcomp: ET.Element, folder: str) -> str:
     return ET.tostring(root, encoding="unicode")
 
 
-def vertices(model: mujoco.MjModel, name: str) -> np.ndarray | None:
-    """The world positions of flex `name`'s vertices at qpos0, or None where the model has no such flex."""
+def at_rest(model: mujoco.MjModel) -> mujoco.MjData:
+    """`model` forwarded at qpos0."""
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    return data
+
+
+def vertices(model: mujoco.MjModel, name: str, data: mujoco.MjData) -> np.ndarray | None:
+    """The world positions of flex `name`'s vertices in `data` (forwarded), or None where the model has no such
+    flex."""
     f = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_FLEX, name)
     if f < 0:
         return None
-    data = mujoco.MjData(model)
-    mujoco.mj_forward(model, data)
     start, count = int(model.flex_vertadr[f]), int(model.flex_vertnum[f])
     return np.array(data.flexvert_xpos[start:start + count])
 
 
-def body_pose(model: mujoco.MjModel, mjcf: mjcf_text.Mjcf, body: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """(position, rotation) at qpos0 of the body the file writes the flexcomp in (0: the world), found by name;
-    None where the file leaves it unnamed."""
+def body_pose(model: mujoco.MjModel, mjcf: mjcf_text.Mjcf, body: int,
+              data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray] | None:
+    """(position, rotation) in `data` (forwarded at qpos0) of the body the file writes the flexcomp in (0: the
+    world), found by name; None where the file leaves it unnamed."""
     if body <= 0:
         return np.zeros(3), np.eye(3)
-    name = next((e.name for e in mjcf.elements.get("body", []) if e.body == body), None)
+    name = mjcf.body_name(body)
     b = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name) if name else -1
     if b < 0:
         return None
-    data = mujoco.MjData(model)
-    mujoco.mj_kinematics(model, data)
     return np.array(data.xpos[b]), np.array(data.xmat[b]).reshape(3, 3)
 
 
@@ -79,10 +84,11 @@ def placements(model: mujoco.MjModel, path: str) -> tuple[list[tuple[str, float]
     degrees = mjcf.compiler.get("angle", "degree") != "radian"
     found, left = [], []
     bound = ROUND_OFF * max(float(model.stat.extent), 1.0)
+    rest = at_rest(model)
     for element, body, frames in mjcf.flexcomps:
         name = element.get("name")
-        pose, framed = body_pose(model, mjcf, body), as_written.place({}, frames, mjcf.compiler, degrees)
-        actual = vertices(model, name) if name else None
+        pose, framed = body_pose(model, mjcf, body, rest), as_written.place({}, frames, mjcf.compiler, degrees)
+        actual = vertices(model, name, rest) if name else None
         if actual is None or pose is None or framed is None:
             left.append(f"{name or 'an unnamed flexcomp'} (unnamed, or in an unnamed body, or its frame unread)")
             continue
@@ -91,7 +97,7 @@ def placements(model: mujoco.MjModel, path: str) -> tuple[list[tuple[str, float]
         except ValueError as exc:
             left.append(f"{name} (made alone, MuJoCo refuses it: {str(exc).splitlines()[0]})")
             continue
-        alone = vertices(probe, name)
+        alone = vertices(probe, name, at_rest(probe))
         if alone is None or alone.shape != actual.shape:
             left.append(f"{name} (made alone, another number of vertices)")
             continue

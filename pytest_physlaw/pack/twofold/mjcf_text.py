@@ -66,6 +66,16 @@ class Mjcf:
     # each <flexcomp> as written (its element whole), with the body it is in and the frames around it
     flexcomps: list[tuple[ET.Element, int, tuple[tuple[str, dict[str, str], int], ...]]] = field(default_factory=list)
     extensions: list[ET.Element] = field(default_factory=list)  # the file's <extension> elements (plugins)
+    _body_names: dict[int, str] | None = field(default=None, repr=False, compare=False)
+
+    def body_name(self, body: int) -> str | None:
+        """The name the file gives body `body` (its index in the compiler's order; 0 the world: "world"), "" where
+        it leaves it unnamed, None where it reads no such body."""
+        if body <= 0:
+            return "world"
+        if self._body_names is None:  # read once: looked up for every body of the file
+            self._body_names = {e.body: e.name or "" for e in self.elements.get("body", [])}
+        return self._body_names.get(body)
 
     def written(self, element: Element, name: str, kinds: tuple[str, ...] | None = None) -> str | None:
         """The attribute as written: on the element, else its class's default for one of `kinds` (the element's

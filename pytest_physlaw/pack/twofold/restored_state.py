@@ -24,8 +24,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from pytest_physlaw.pack.twofold.split_step import stepped_apart
-from pytest_physlaw.pack.twofold.states import for_solves
+from pytest_physlaw.pack.twofold.split_step import stepped_apart, worst_state
 
 INTEGRATION = int(mujoco.mjtState.mjSTATE_INTEGRATION)
 STEPS = 4  # something left out of the state shows at the first step; a buffer read with a delay, a few steps on
@@ -54,12 +53,7 @@ def test_a_restored_state_steps_as_the_original(law, pack_model, twofold_states,
     """From each state, a new mjData given its integration state (mj_getState, mj_setState) steps as the original
     does: the same states, accelerations and sensor readings, step after step, to round-off."""
     model = pack_model.model
-    worst = (0.0, "qpos", 0, 0.0)
-    for state in for_solves(model, twofold_states):
-        share, which, step = apart(model, state)
-        if share >= worst[0] and which:
-            worst = (share, which, step, float(state.time))
-    share, which, step, t = worst
+    share, which, step, t = worst_state(model, twofold_states, apart)
     law.check("restored_apart_over_round_off", share, le=1.0, drift_abs=1.0,
               why=f"largest |original - restored| over 100 eps of the larger, {STEPS} steps from each state: "
                   f"{which} at step {step} from t = {t:.3f} s; failing, MuJoCo "

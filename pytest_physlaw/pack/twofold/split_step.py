@@ -71,6 +71,18 @@ def stepped_apart(model: mujoco.MjModel, first: mujoco.MjData, second: mujoco.Mj
     return worst
 
 
+def worst_state(model: mujoco.MjModel, states: list[mujoco.MjData],
+                apart_at: Callable[[mujoco.MjModel, mujoco.MjData], tuple[float, str, int]]) -> tuple[float, str, int, float]:
+    """(share, which, step, the state's time) of the state where `apart_at` finds the largest difference, over
+    `for_solves(states)`; (0, "qpos", 0, 0) where none differs."""
+    worst = (0.0, "qpos", 0, 0.0)
+    for state in for_solves(model, states):
+        share, which, step = apart_at(model, state)
+        if share >= worst[0] and which:
+            worst = (share, which, step, float(state.time))
+    return worst
+
+
 def field_apart(model: mujoco.MjModel, name: str, first: np.ndarray, second: np.ndarray) -> tuple[float, str]:
     """(|first - second| of one mjData field over 100 eps of the larger value; the field, or for sensordata the
     sensor that differs most): two computations of the same numbers."""
@@ -94,12 +106,7 @@ def test_split_step_is_the_step(law, pack_model, twofold_states, model_case) -> 
     reason = why_not(model)
     if reason:
         pytest.skip(f"{model_case}: {reason}")
-    worst = (0.0, "qpos", 0, 0.0)
-    for state in for_solves(model, twofold_states):
-        share, which, step = apart(model, state)
-        if share >= worst[0] and which:
-            worst = (share, which, step, float(state.time))
-    share, which, step, t = worst
+    share, which, step, t = worst_state(model, twofold_states, apart)
     law.check("split_step_apart_over_round_off", share, le=1.0, drift_abs=1.0,
               why=f"largest |mj_step - (mj_step1, mj_step2)| over 100 eps of the larger, {STEPS} steps from each "
                   f"state: {which} at step {step} from t = {t:.3f} s; failing, MuJoCo {mujoco.__version__}'s two "
