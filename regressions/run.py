@@ -19,7 +19,7 @@ failing trigger and twin alike) then hides no other law's catch. A case whose `e
 expected where one of them is the bug's by that judgement; one whose `expect` is the gate, where some regression is
 the trigger's alone.
 
-    python regressions/run.py [--envs DIR] [--only CASE_ID ...] [--markdown FILE]
+    python regressions/run.py [--envs DIR] [--only CASE_ID ...] [--markdown FILE] [--json FILE]
 
 Not part of the default test run: it installs two MuJoCo releases a case (kept in --envs, default as
 `pytest-physlaw upgrade` keeps them). Exit status 1 when a case is not caught, as its `expect` says, on its bad
@@ -96,6 +96,8 @@ def run_case(case: dict, envs: Path, work: Path, out) -> dict:
     if "gate" in case["expect"] and row["gate"]:
         row["caught"].append("gate")
     row["blind_check"] = bool(row["bad_failed"]) and not row["fixed_failed"] and clean_twin
+    # the issue's own count: `check` fails the bad release and passes the fixed one, the twin not asked
+    row["issue_check"] = bool(row["bad_failed"]) and not row["fixed_failed"]
     attribute(row, case.get("fixed_defects", {}))
     row["blind_gate"] = bool(row["gate"]) and not row["gate_untriggered"]
     row["missed"] = not case["expect"]
@@ -161,6 +163,7 @@ def main() -> int:
     parser.add_argument("--work", default=".physlaw/regressions")
     parser.add_argument("--only", nargs="*", metavar="CASE_ID")
     parser.add_argument("--markdown", metavar="FILE")
+    parser.add_argument("--json", metavar="FILE", help="each case's row (the laws failing each side, the gate's regressions)")
     args = parser.parse_args()
     cases = [c for c in json.loads((HERE / "cases.json").read_text())["cases"] if not args.only or c["id"] in args.only]
     rows = [run_case(c, Path(args.envs), Path(args.work), sys.stdout) for c in cases]
@@ -168,6 +171,8 @@ def main() -> int:
     print(table)
     if args.markdown:
         Path(args.markdown).write_text(table)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
     failed = [r["id"] for r in rows if not r["ok"]]
     missed = [r["id"] for r in rows if r["missed"]]
     judged = len(rows) - len(missed)
@@ -180,6 +185,8 @@ def main() -> int:
     by_law = {k: sum(blind_by_law(r) == k for r in rows) for k in ("check", "gate", "missed")}
     print(f"each law on its own (a defect the release's twin shares set aside): check {by_law['check']} of "
           f"{len(rows)}, the gate alone {by_law['gate']} more, missed {by_law['missed']}")
+    print(f"as the issue counts (check fails the bad release and passes the fixed one, the twin not asked): "
+          f"{sum(r['issue_check'] for r in rows)} of {len(rows)}")
     now = [r["id"] for r in rows if r["missed"] and blind_by_law(r) != "missed"]
     if now:
         print(f"missed cases caught now (update their expect): {', '.join(now)}")
