@@ -151,7 +151,7 @@ from pytest_physlaw.pack.twofold.edits import test_edits_take_effect  # noqa: F4
 from pytest_physlaw.pack.twofold.fused import test_fusing_static_bodies_keeps_the_dynamics  # noqa: F401
 from pytest_physlaw.pack.twofold.geometry_sensors import (  # noqa: F401
     test_distance_sensors_span_their_geoms, test_rangefinders_read_the_first_surface)
-from pytest_physlaw.pack.twofold.inside_wrap import test_tendon_through_its_wrap_takes_the_shortest_path  # noqa: F401
+from pytest_physlaw.pack.twofold.shortest_wrap import test_tendon_wraps_take_the_shortest_path  # noqa: F401
 from pytest_physlaw.pack.twofold.integrator_order import test_rk4_is_fourth_order  # noqa: F401
 from pytest_physlaw.pack.twofold.islands import test_islands_and_one_solve_agree  # noqa: F401
 from pytest_physlaw.pack.twofold.jacobian import test_dense_and_sparse_jacobian_solve_alike  # noqa: F401

@@ -80,7 +80,8 @@ def test_the_fused_arm_passes(pytester: pytest.Pytester, arm: str) -> None:
         return
     assert record["outcome"] == "passed", record
     assert {c["quantity"] for c in record["checks"]} == {"mass_matrix_apart_over_bound", "bias_force_apart_over_bound",
-                                                       "actuation_apart_over_bound", "readings_apart_over_bound"}
+                                                       "passive_apart_over_bound", "actuation_apart_over_bound",
+                                                       "readings_apart_over_bound"}
     assert max(c["value"] for c in record["checks"]) < 1e-2, record  # round-off, far inside the bound
 
 
@@ -125,6 +126,39 @@ def test_the_law_fails_when_a_fused_site_is_bound_to_another(pytester: pytest.Py
     assert record["outcome"] == "failed", record
     failed = {c["quantity"] for c in record["checks"] if not c["passed"]}
     assert {"actuation_apart_over_bound", "readings_apart_over_bound"} <= failed, record
+
+
+# MuJoCo to 3.15 fused a static body with its own gravity compensation into a parent without it (round 11's
+# mujoco-3.16.0-fusestatic-gravcomp; 3.16.0 keeps such a body)
+GRAVCOMP_MERGED = mujoco_versions.version() < (3, 16, 0)
+
+
+def test_a_fused_float_keeps_its_gravity_compensation(pytester: pytest.Pytester, arm: str) -> None:
+    """The tool made a neutrally buoyant float (gravcomp 1) on the uncompensated forearm: its compensation is a
+    passive force, which the fused compile must keep."""
+    pytester.path.joinpath(arm).write_text(ARM.replace('<body name="tool" ', '<body name="tool" gravcomp="1" '))
+    record = _record(pytester, arm)
+    failed = {c["quantity"] for c in record["checks"] if not c["passed"]}
+    if WRONG_COMPOSITE or GRAVCOMP_MERGED:
+        assert "passive_apart_over_bound" in failed or WRONG_COMPOSITE, record
+        return
+    assert record["outcome"] == "passed", record
+
+
+def test_the_law_fails_when_a_passive_force_differs(pytester: pytest.Pytester, arm: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second compile's elbow a thousandth stiffer: the passive forces differ."""
+    real = recompile.compiled
+
+    def stiffer(build, path: str) -> mujoco.MjModel:
+        model = real(build, path)
+        if build is fused.unfused:
+            model.jnt_stiffness[model.joint("elbow").id] = 1e-3 + 1.001 * model.jnt_stiffness[model.joint("elbow").id]
+        return model
+
+    monkeypatch.setattr(recompile, "compiled", stiffer)
+    record = _record(pytester, arm)
+    assert "passive_apart_over_bound" in {c["quantity"] for c in record["checks"] if not c["passed"]}, record
 
 
 def test_the_corpus_dumbbell_fails_where_mujoco_fused_it_wrong(pytester: pytest.Pytester) -> None:

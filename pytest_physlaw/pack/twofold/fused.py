@@ -1,6 +1,8 @@
 """Fusing a body that has no joint into its parent (`<compiler fusestatic="true"/>`) is bookkeeping, no physics: at
 every state the joint-space mass matrix and the bias force (gravity, Coriolis and centrifugal) of the model compiled
-with its static bodies fused are those of the same model compiled without fusing. Source: MuJoCo's XML reference
+with its static bodies fused are those of the same model compiled without fusing, and so are its passive forces
+(springs, dampers, gravity compensation; the inertia-box fluid force reads the fused body's box, and is left out),
+actuator forces and sensor readings. Source: MuJoCo's XML reference
 (compiler/fusestatic: a compile-time optimization that merges static bodies and their elements into their parent);
 the composite body's mass, centre of mass and inertia are the rigid-body sums of its parts.
 
@@ -79,7 +81,8 @@ def same_joints(first: mujoco.MjModel, second: mujoco.MjModel) -> bool:
 
 def dynamics(model: mujoco.MjModel, qpos: np.ndarray, qvel: np.ndarray, ctrl: np.ndarray | None = None,
              act: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """{mass_matrix, bias_force, actuation (qfrc_actuator), readings (sensordata)} of `model` at (qpos, qvel) with
+    """{mass_matrix, bias_force, passive (qfrc_passive less qfrc_fluid: springs, dampers, gravity compensation),
+    actuation (qfrc_actuator), readings (sensordata)} of `model` at (qpos, qvel) with
     the controls and activations given (none: zero): one `mj_forward` of a new mjData, constraints off (the
     readings compared are those of the same motion, not of two solves)."""
     data = mujoco.MjData(model)
@@ -90,8 +93,11 @@ def dynamics(model: mujoco.MjModel, qpos: np.ndarray, qvel: np.ndarray, ctrl: np
     off = {"disableflags": int(model.opt.disableflags) | int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)}
     with options.changed(model, off):
         mujoco.mj_forward(model, data)
+    # passive forces less the fluid's: the inertia-box fluid model reads each body's box, which fusing changes
+    fluid = np.array(data.qfrc_fluid) if hasattr(data, "qfrc_fluid") else np.zeros(model.nv)
     return {"mass_matrix": mujoco_versions.full_mass(model, data), "bias_force": np.array(data.qfrc_bias),
-            "actuation": np.array(data.qfrc_actuator), "readings": np.array(data.sensordata)}
+            "passive": np.array(data.qfrc_passive) - fluid, "actuation": np.array(data.qfrc_actuator),
+            "readings": np.array(data.sensordata)}
 
 
 def apart(fused: mujoco.MjModel, whole: mujoco.MjModel, at: list[tuple]) -> dict[str, tuple[float, float]]:
@@ -107,6 +113,8 @@ def apart(fused: mujoco.MjModel, whole: mujoco.MjModel, at: list[tuple]) -> dict
         bias_scale = max(float(np.max(np.abs(w["bias_force"]), initial=0.0)), weight)
         speed = 1.0 + float(np.max(np.abs(qvel), initial=0.0)) ** 2
         bounds = {"mass_matrix": mass_bound, "bias_force": bodies * EIG_EPS * speed + COMBINED * bias_scale,
+                  "passive": bodies * EIG_EPS * speed + COMBINED * max(
+                      float(np.max(np.abs(w["passive"]), initial=0.0)), bias_scale),
                   "actuation": bodies * EIG_EPS + COMBINED * max(
                       float(np.max(np.abs(w["actuation"]), initial=0.0)), bias_scale)}
         for name, bound in bounds.items():
@@ -167,7 +175,8 @@ def _pair(pack_model, model_case: str) -> tuple[mujoco.MjModel, mujoco.MjModel]:
 @pytest.mark.law("model-fused-bodies-keep-the-dynamics", source=SOURCE)
 def test_fusing_static_bodies_keeps_the_dynamics(law, pack_model, twofold_states, model_case) -> None:
     """A model that fuses its static bodies (`fusestatic`) has, at its reference pose and at every state its runs
-    reach, the mass matrix, bias force, actuator forces and sensor readings of the same model compiled without
+    reach, the mass matrix, bias force, passive forces (the fluid's left out), actuator forces and sensor readings
+    of the same model compiled without
     fusing, to the compile's own error: nbody 1e-12 kg m^2 + 1e-7 of the largest entry for the mass matrix, and
     alike for the forces and each sensor's readings."""
     fused, whole = _pair(pack_model, model_case)
@@ -181,9 +190,11 @@ def test_fusing_static_bodies_keeps_the_dynamics(law, pack_model, twofold_states
               "fusestatic=\"false\"/>, report it, or change MuJoCo version")
     what = {"mass_matrix": "dynamics (a fused body's mass, centre of mass or inertia combined wrong)",
             "bias_force": "dynamics (a fused body's mass, centre of mass or inertia combined wrong)",
+            "passive": "passive forces (a fused body's gravity compensation, springs or dampers merged into a "
+                       "parent that has other ones)",
             "actuation": "actuation (an actuator bound to a site, body or tendon of a fused body acts elsewhere)",
             "readings": "readings (a sensor bound to a site or body of a fused body reads another)"}
-    for quantity in ("mass_matrix", "bias_force", "actuation", "readings"):
+    for quantity in ("mass_matrix", "bias_force", "passive", "actuation", "readings"):
         worst, t = found[quantity]
         law.check(f"{quantity}_apart_over_bound", worst, le=1.0, drift_abs=1.0,
                   why=f"the largest {quantity.replace('_', ' ')} difference between the fused and the unfused "
