@@ -1,9 +1,13 @@
 """model-sleep-changes-no-readout (`pytest_physlaw.pack.twofold.sleep_readouts`): a spring-held arm that falls asleep
 reads the energy and the joint sensors the same model awake reads at its state (from MuJoCo 4.0; 3.4 to 3.17 left a
 sleeping tree's springs out of `mj_energyPos`, the corpus' round-9 case, and fail); a readout off the awake model's
-fails; a model without energies or sensors is skipped, naming why."""
+fails; a model without energies or sensors is judged on its mass matrix, which a fault and a two-tree tendon's
+armature (round 11, to 4.0.0) put off the awake model's."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import mujoco
 import pytest
@@ -29,8 +33,8 @@ SOUND_FROM = (4, 0)  # mj_energyPos counts a sleeping tree's springs (changelog 
 pytestmark = pytest.mark.skipif(mujoco_versions.version() < (3, 4), reason="no sleep before MuJoCo 3.4")
 
 
-def _watch(awake: mujoco.MjModel) -> R.Readouts:
-    model = mujoco_versions.asleep(mujoco.MjModel.from_xml_string(SCENE))
+def _watch(awake: mujoco.MjModel, scene: str = SCENE) -> R.Readouts:
+    model = mujoco_versions.asleep(mujoco.MjModel.from_xml_string(scene))
     watch = R.Readouts(model, awake)
     reaching.reaching(model, 2000, "", watch)
     return watch
@@ -52,12 +56,36 @@ def test_a_readout_off_the_awake_models_fails() -> None:
     assert watch.worst > 1.0, watch.where
 
 
-def test_a_model_with_nothing_to_read_is_skipped(pytester: pytest.Pytester) -> None:
-    bare = SCENE.replace(' energy="enable"', "").replace(
-        '<sensor><jointpos joint="hinge"/><jointvel joint="hinge"/></sensor>', "")
-    pytester.path.joinpath("arm.xml").write_text(bare)
+BARE = SCENE.replace(' energy="enable"', "").replace(
+    '<sensor><jointpos joint="hinge"/><jointvel joint="hinge"/></sensor>', "")
+
+
+def test_a_model_with_no_sensor_is_judged_on_its_mass_matrix(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("arm.xml").write_text(BARE)
     record = law_record(pytester, "arm.xml", "no_readout", LAW)
-    assert record["outcome"] == "skipped", record
+    assert record["outcome"] == "passed", record
+
+
+def test_a_mass_matrix_off_the_awake_models_fails() -> None:
+    awake = mujoco.MjModel.from_xml_string(BARE)
+    awake.body_inertia[1:] *= 1.001  # the awake model's bodies' inertia a thousandth more: its mass matrix too
+    watch = _watch(awake, BARE)
+    assert watch.worst > 1.0 and "mass matrix" in watch.where, watch.where
+
+
+TWO_TREES = Path(__file__).resolve().parents[2] / "regressions" / "models" / "round11" / \
+    "mujoco-4.0.0-sleep-tendon-armature_trigger.xml"
+
+
+def test_a_two_tree_tendons_armature_on_a_sleeping_tree(pytester: pytest.Pytester) -> None:
+    """Round 11's puck tied to a sweeper's hub by a cable with armature: to 4.0.0 the armature piled onto the sleeping
+    puck's mass matrix every step (mujoco-4.0.0-sleep-tendon-armature)."""
+    pytester.path.joinpath("puck.xml").write_text(TWO_TREES.read_text())
+    record = law_record(pytester, "puck.xml", "no_readout", LAW)
+    if mujoco_versions.version() >= SOUND_FROM:
+        assert record["outcome"] == "passed", record
+    else:
+        assert record["outcome"] == "failed" and "mass matrix" in json.dumps(record), record
 
 
 def test_the_law_runs_on_a_model(pytester: pytest.Pytester) -> None:

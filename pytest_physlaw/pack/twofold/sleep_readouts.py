@@ -1,12 +1,13 @@
-"""Sleep changes no readout: where a tree sleeps, what the model reports of the state (its energies where it asks for
-them, its position and velocity sensors) is what the same model awake reports of the same state, the sleeping trees
-at rest. The second computation is the awake model (`mujoco_versions.awake`) at the sleeping run's own state, beside
+"""Sleep changes no readout: where a tree sleeps, what the model reports of the state (its mass matrix, its energies
+where it asks for them, its position and velocity sensors) is what the same model awake reports of the same state,
+the sleeping trees at rest. The second computation is the awake model (`mujoco_versions.awake`) at the sleeping run's own state, beside
 the model run as written. Source: MuJoCo's documentation (Computation: Sleeping: a sleeping island behaves exactly
 as if it was awake all along; sleep skips computation, not physics); changelog 4.0.0 (sleep filtering in
 `mj_energyPos`, history sensors and flex passive forces fixed).
 
-Judged at every tenth step of the reaching run (`reaching.reaching`, sleep on) at which a tree is asleep: the
-energies (`mj_energyPos`, `mj_energyVel`) where the model enables them (`<flag energy="enable"/>`) or has an energy
+Judged at every tenth step of the reaching run (`reaching.reaching`, sleep on) at which a tree is asleep: the mass
+matrix (`mj_fullM`; to 4.0.0 a tendon's armature joining a sleeping tree to an awake one was added onto the sleeping
+tree's kept rows every step: round 11's mujoco-4.0.0-sleep-tendon-armature, not blind), the energies (`mj_energyPos`, `mj_energyVel`) where the model enables them (`<flag energy="enable"/>`) or has an energy
 sensor, and every sensor MuJoCo computes at the position or velocity stage (`sensor_needstage`), each recomputed on
 a copy (`mj_forward`) of the sleeping data and of the awake model at the same state. Contact sensors are left out
 (they read the contact list, which sleep prunes of pairs of sleeping trees by design), and acceleration-stage
@@ -78,6 +79,9 @@ class Readouts:
                 mujoco.mj_energyPos(m, d)
                 mujoco.mj_energyVel(m, d)
         pairs = [("energy", np.asarray(here.energy), np.asarray(there.energy))] if self.energy else []
+        # the mass matrix: a sleeping tree's rows are kept, not recomputed, and must stay the state's
+        pairs.append(("the mass matrix", mujoco_versions.full_mass(self.model, here),
+                      mujoco_versions.full_mass(self.awake, there)))
         for s in self.sensors:
             adr, dim = int(self.model.sensor_adr[s]), int(self.model.sensor_dim[s])
             name = mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_SENSOR, s) or f"sensor {s}"
@@ -87,21 +91,23 @@ class Readouts:
             ratio = float(np.max(np.abs(asleep - awake), initial=0.0)) / scale
             if ratio > self.worst:
                 self.worst = ratio
+                if asleep.ndim > 1:  # a matrix: its entry most apart
+                    i, j = np.unravel_index(int(np.argmax(np.abs(asleep - awake))), asleep.shape)
+                    name, asleep, awake = f"{name}'s entry ({i}, {j})", asleep[i, j:j + 1], awake[i, j:j + 1]
                 self.where = (f"{name} reads {np.round(asleep, 6).tolist()} asleep, {np.round(awake, 6).tolist()} "
                               f"awake at t = {float(data.time):.3f} s")
 
 
 @pytest.mark.law("model-sleep-changes-no-readout", source=SOURCE)
 def test_sleep_changes_no_readout(law, pack_model: Any, settings: Any, horizon: int, model_case: str) -> None:
-    """Where a tree sleeps, the model's energies (where it asks for them) and its position and velocity sensors read
+    """Where a tree sleeps, the model's mass matrix, energies (where it asks for them) and position and velocity
+    sensors read
     what the same model awake reads at the same state, to 1e-9 of their size."""
     if not pack_model.sleeps:
         pytest.skip(f"{model_case}: the model does not let its trees sleep (<flag sleep=\"enable\"/>)")
     awake = pack_model.model
     model = mujoco_versions.asleep(awake)
     watch = Readouts(model, awake)
-    if not watch.energy and not watch.sensors:
-        pytest.skip(f"{model_case}: no energy and no position or velocity sensor to read")
     reaching.reaching(model, horizon, settings.keyframe, watch)
     if not watch.judged:
         pytest.skip(f"{model_case}: no tree fell asleep in the reaching run ({watch.steps} steps with a tree asleep)")
@@ -110,4 +116,5 @@ def test_sleep_changes_no_readout(law, pack_model: Any, settings: Any, horizon: 
                   f"of its size, at {watch.judged} states with a tree asleep: {watch.where or 'all agree'}; failing, "
                   f"an engine defect of MuJoCo {mujoco.__version__}'s sleep (not the model's): a computation skipped "
                   "for a sleeping tree is missing from what the model reports (3.4.0 to 3.17.0: mj_energyPos left a "
-                  "sleeping tree's springs out); report it, or change MuJoCo version, or disable sleep")
+                  "sleeping tree's springs out, a two-tree tendon's armature piled onto a sleeping tree's mass "
+                  "matrix); report it, or change MuJoCo version, or disable sleep")
