@@ -1055,7 +1055,7 @@ ROUNDS = {6: ("actuators", "collision", "compiler", "constraints"),  # the blind
           7: ("actuation", "collision", "compiler", "constraints"),
           8: ("actuation", "collision", "compiler", "constraints"),
           9: ("actuation", "collision", "compiler", "constraints", "sensorsapi"),
-          10: ("collision", "compiler", "constraints", "sensorsapi", "flex", "tendons", "patches")}
+          10: ("collision", "compiler", "constraints", "sensorsapi", "flex", "tendons", "patches"),
 
 
 def _rounds() -> dict:

@@ -104,6 +104,9 @@ def test_jacobian_dot_is_the_jacobians_rate(law, pack_model, twofold_states, mod
     (ratio, share, body, part, t), judged = worst_body(model, twofold_states, mismatch, model_case)
     name = (model.body(body).name or str(body)) if body >= 0 else "-"
     which = ("translation", "rotation")[part]
+    known = mujoco_versions.known_defect("model-jacobian-dot-is-its-rate", "jacobian_dot_apart_over_error")
+    if known and ratio > 1.0:
+        law.follows(*known)
     law.check("jacobian_dot_apart_over_error", ratio, le=1.0, drift_abs=1.0,
               why=f"largest |mj_jacDot at a body's centre of mass - the rate of that point's Jacobian along qvel| "
                   f"over 10 x the central difference's own error, over {judged} bodies x states; worst {name!r} "

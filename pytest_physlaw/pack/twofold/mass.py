@@ -74,6 +74,9 @@ def test_mass_matrix_and_its_factor_agree(law, pack_model, twofold_states, model
     law.check("dense_product_over_round_off", product, le=1.0, drift_abs=1.0,
               why=f"|mj_fullM y - mj_mulM y| over 10 nv eps |M| |y|, worst at t = {t_prod:.3f} s; failing, {change}")
     root, t_root = max(roots)
+    known = mujoco_versions.known_defect("model-mass-matrix-inverts", "square_root_over_round_off")
+    if known and root > 1.0 and inverse <= 1.0 and product <= 1.0:  # the known defect alone
+        law.follows(*known)
     law.check("square_root_over_round_off", root, le=1.0, drift_abs=1.0,
               why=f"| |mj_mulM2 x|^2 - x^T M x | over 10 nv eps |x|^T |M| |x|, worst at t = {t_root:.3f} s; failing, an "
                   f"engine defect of MuJoCo {mujoco.__version__}: mj_mulM2 is not the mass matrix's square root (before "
