@@ -628,11 +628,14 @@ def ccd_tolerance(model: mujoco.MjModel) -> float:
 
 def convex_solver_distances(model: mujoco.MjModel) -> bool:
     """Whether `mj_geomDistance` computes a convex pair's distance with MuJoCo's own convex solver (GJK and EPA,
-    `mj_geomDistanceCCD`): where the release has `mjDSBL_NATIVECCD` (3.3 on) and the model leaves it unset; else
-    (before 3.3, or native CCD off) libccd's MPR on the shapes inflated by the cutoff, whose depth and points are
-    approximate."""
+    `mj_geomDistanceCCD`): where the release has `mjDSBL_NATIVECCD` (3.3 on) and the model leaves it unset, or has
+    `mjENBL_NATIVECCD` (3.2's opt-in) and the model sets it; else libccd's MPR on the shapes inflated by the cutoff,
+    whose depth and points are approximate."""
     off = getattr(DSBL, "mjDSBL_NATIVECCD", None)
-    return off is not None and not model.opt.disableflags & int(off)
+    if off is not None:
+        return not model.opt.disableflags & int(off)
+    on = getattr(ENBL, "mjENBL_NATIVECCD", None)
+    return on is not None and bool(model.opt.enableflags & int(on))
 
 
 def multiccd(model: mujoco.MjModel) -> bool:
