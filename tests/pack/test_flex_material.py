@@ -1,7 +1,8 @@
 """model-flex-elasticity-is-its-material (`pytest_physlaw.pack.flex_material`): a foam cube with Poisson's ratio 0.3
 pushes back as a Saint Venant-Kirchhoff solid of its constants from MuJoCo 4.0.0 and 1.692 times harder before it (round
 8's mujoco-7ba52b53: twice the first Lame parameter); with ratio 0 (no lambda) it passes everywhere; passive forces made
-1 % stiffer (the fault injected into `mj_forward`) fail."""
+1 % stiffer (the fault injected into `mj_forward`) fail; the same cube on trilinear nodes is a linear solid of its
+constants from 3.16.0 and half as stiff before (round 11's mujoco-52824daf)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,29 @@ FIXED = (4, 0, 0)
 pytestmark = pytest.mark.skipif(mujoco_versions.version() < (3, 3, 0), reason="flexcomp elasticity in MjSpec (3.3 on)")
 
 
-def _record(pytester: pytest.Pytester, poisson: float) -> dict:
-    pytester.path.joinpath("foam.xml").write_text(FOAM.format(poisson=poisson))
+def _record(pytester: pytest.Pytester, poisson: float, dof: str = "") -> dict:
+    xml = FOAM.format(poisson=poisson)
+    if dof:
+        xml = xml.replace('dim="3" mass="0.5"', f'dim="3" mass="0.5" dof="{dof}"')
+    pytester.path.joinpath("foam.xml").write_text(xml)
     return law_record(pytester, "foam.xml", "flex_elasticity", LAW)
+
+
+# an interpolated flex's shear modulus halved to 3.15.0 (round 11's mujoco-52824daf; trilinear flexcomps from 3.8)
+NODES_FIXED = (3, 16, 0)
+
+
+@pytest.mark.skipif(mujoco_versions.version() < (3, 8, 0), reason="trilinear flexcomps from MuJoCo 3.8")
+def test_a_trilinear_foam_cube_is_its_material(pytester: pytest.Pytester) -> None:
+    """The same cube on 8 nodes (dof="trilinear"), nu = 0: its nodes dilated by 1e-6 push back as a linear solid's
+    9 K e V from 3.16.0, and otherwise before (mu where linear elasticity has 2 mu: 0.5 unturned)."""
+    record = _record(pytester, 0.0, "trilinear")
+    if mujoco_versions.version() < NODES_FIXED:
+        # unturned it reads 0.5 (the case's 3.15.0); this turned cube 1.111 on 3.14.0
+        assert record["outcome"] == "failed" and abs(record["checks"][0]["value"] - 1) > 0.1, record
+    else:
+        assert record["outcome"] == "passed", record
+        assert abs(record["checks"][0]["value"] - 1) < 1e-5, record
 
 
 def test_a_foam_cube_is_its_material(pytester: pytest.Pytester) -> None:
