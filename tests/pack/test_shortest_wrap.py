@@ -16,6 +16,7 @@ import pytest
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack.twofold import rates, shortest_wrap
 from tests.pack.law_record import law_record
+from tests.pack.test_residual_rates import _tangents_moved  # the path's points moved along the radius
 
 MODELS = Path(__file__).resolve().parents[2] / "regressions" / "models" / "round10"
 LAW = "model-tendon-wraps-are-shortest"
@@ -67,19 +68,6 @@ def _model(pytester: pytest.Pytester, name: str) -> None:
         shutil.copy(MODELS / name, pytester.path / name)
 
 
-def _moved_off(factor: float):
-    def fault(real):
-        def faulty(model, data, tendon):  # the path's point on the object moved along its radius
-            found = real(model, data, tendon)
-            for w in found:
-                if w.tangents is not None:
-                    centre = data.geom_xpos[w.geom]
-                    w.tangents = centre + factor * (w.tangents - centre)
-            return found
-        return faulty
-    return fault
-
-
 def _not_finite(real):
     def faulty(model, data, tendon):  # the path's points not finite (MuJoCo returned NaN)
         found = real(model, data, tendon)
@@ -114,8 +102,8 @@ def test_the_law_passes_on_sound_tendons(pytester: pytest.Pytester, model: str) 
     assert record["checks"][0]["value"] < 0.1, record
 
 
-@pytest.mark.parametrize(("model", "fault"), [("drum.xml", _moved_off(1.05)), (LOWERED, _moved_off(1.05)),
-                                              (LOWERED, _straight), ("rollers.xml", _moved_off(1.05)),
+@pytest.mark.parametrize(("model", "fault"), [("drum.xml", _tangents_moved(1.05)), (LOWERED, _tangents_moved(1.05)),
+                                              (LOWERED, _straight), ("rollers.xml", _tangents_moved(1.05)),
                                               ("rollers.xml", _straight), ("rollers.xml", _not_finite)])
 def test_the_law_fails_when_the_path_is_not_the_shortest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
                                                          model: str, fault) -> None:
