@@ -20,7 +20,7 @@ map carries the dilation to every point, so its elasticity is judged the same wa
 
 Judged: a 3D flex whose every carrier (vertex, or node) is a body on three slides that nothing else pulls (no edge
 stiffness, tendon or gravity compensation). Left out, named: 2D and 1D flexes (membranes' and cables' constants), a
-flex with a carrier held by the world (an interpolated flex's empty cell: round 10's jelly), releases without MjSpec's
+hollow 3D flex (`elastic2d`: its surface's shell), a flex with a carrier held by the world (an interpolated flex's empty cell: round 10's jelly), releases without MjSpec's
 flexes. Bound: 1e-6 of the expected work (1e-4 for an interpolated flex).
 
 Measured: `pytest-physlaw check MODEL.xml -k flex_elasticity`; see docs/second-computations.md.
@@ -99,12 +99,13 @@ def test_flex_elasticity_is_its_material(law, pack_model: Any, model_case: str) 
         flexes = mujoco.MjSpec.from_file(str(pack_model.path)).flexes
     except (AttributeError, ValueError) as exc:
         pytest.skip(f"{model_case}: MuJoCo {mujoco.__version__}'s MjSpec gives no flex constants ({exc})")
-    constants = {mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_FLEX, f.name) if f.name else k: (f.young, f.poisson)
-                 for k, f in enumerate(flexes)}
+    constants = {mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_FLEX, f.name) if f.name else k:
+                 (f.young, f.poisson, int(getattr(f, "elastic2d", 0) or 0)) for k, f in enumerate(flexes)}
     judged, left_out = [], []
     for flex in range(model.nflex):
-        young, poisson = constants.get(flex, (0.0, 0.0))
-        why = why_not(model, flex, float(young))
+        young, poisson, shell = constants.get(flex, (0.0, 0.0, 0))
+        # a 3D flex with elastic2d set is hollow: its elasticity is its surface's shell (MuJoCo's hollow_vs_solid.xml)
+        why = "hollow (elastic2d: its elasticity is its surface's shell)" if shell else why_not(model, flex, float(young))
         name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_FLEX, flex) or f"flex {flex}"
         if why:
             left_out.append(f"{name}: {why}")
