@@ -96,8 +96,6 @@ def run_case(case: dict, envs: Path, work: Path, out) -> dict:
     if "gate" in case["expect"] and row["gate"]:
         row["caught"].append("gate")
     row["blind_check"] = bool(row["bad_failed"]) and not row["fixed_failed"] and clean_twin
-    # the issue's own count: `check` fails the bad release and passes the fixed one, the twin not asked
-    row["issue_check"] = bool(row["bad_failed"]) and not row["fixed_failed"]
     attribute(row, case.get("fixed_defects", {}))
     row["blind_gate"] = bool(row["gate"]) and not row["gate_untriggered"]
     row["missed"] = not case["expect"]
@@ -115,7 +113,10 @@ def attribute(row: dict, fixed_defects: dict | None = None) -> None:
     release's own defect, as 3.2.4's mj_jacDot), or is one the case names in `fixed_defects` with why (a defect of
     the fixed release that only the trigger's scene shows); `gate_by_law`, the trigger's gated regressions that the
     twin's gate does not flag too (the bug's moves, not the release's other changes). `blind_check_by_law`: some law
-    is the bug's and the fixed release fails nothing of the trigger's own."""
+    is the bug's and the fixed release fails nothing of the trigger's own. `issue_check`: the issue's own count, some
+    law fails the bad release and none the fixed one, the twin not asked."""
+    # the issue's own count: `check` fails the bad release and passes the fixed one, the twin not asked
+    row["issue_check"] = bool(row["bad_failed"]) and not row["fixed_failed"]
     twin = set(row.get("bad_untriggered", [])) | set(row.get("fixed_untriggered", []))
     row["by_law"] = [law for law in row["bad_failed"] if law not in row["fixed_failed"] and law not in twin]
     own = set(row.get("fixed_untriggered", [])) | set(fixed_defects or {})

@@ -118,6 +118,17 @@ def test_each_law_is_judged_on_its_own(row: dict, by_law: list, check: bool) -> 
     assert row["by_law"] == by_law and row["blind_check_by_law"] is check
 
 
+def test_the_issues_count_asks_the_bad_and_the_fixed_release_only() -> None:
+    """run.py's third tally, the issue's: `check` fails the bad release and passes the fixed one, whatever the twin."""
+    run = _run_module()
+    twin_fails = {"bad_failed": ["wraps"], "fixed_failed": [], "bad_untriggered": ["wraps"], "fixed_untriggered": []}
+    run.attribute(twin_fails)
+    assert twin_fails["issue_check"] and not twin_fails["by_law"]
+    fixed_fails = {"bad_failed": ["wraps"], "fixed_failed": ["authority"]}
+    run.attribute(fixed_fails)
+    assert not fixed_fails["issue_check"]
+
+
 def test_the_gate_and_a_fixed_release_defect_are_judged_on_their_own_too() -> None:
     """The trigger's gated regressions that the twin's gate flags too are the release's (3.2.7's mj_mulM2 fix moves
     every coupled model); a fixed release's defect that only the trigger shows is set aside where the case names
