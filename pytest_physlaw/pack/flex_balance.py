@@ -28,6 +28,8 @@ import mujoco
 import numpy as np
 import pytest
 
+from pytest_physlaw.pack import flex_carriers
+
 EPS = float(np.finfo(float).eps)
 ULPS = 100.0  # per vertex: the sum of n forces each with round-off of its own
 SOURCE = ("Newton's third law; MuJoCo documentation, Modeling: deformable objects (flex), qfrc_spring (passive "
@@ -56,8 +58,7 @@ def slides(model: mujoco.MjModel, data: mujoco.MjData, bodies: np.ndarray) -> tu
 
 def why_not(model: mujoco.MjModel, flex: int) -> str | None:
     """Why a flex cannot be judged, or None: every vertex its own body moved by three spring-free slides."""
-    interp = getattr(model, "flex_interp", None)
-    if interp is not None and int(interp[flex]):
+    if flex_carriers.interpolated(model, flex):
         return ("interpolated (trilinear or quadratic dofs): its elasticity is linear in the nodes, not "
                 "turning-invariant")
     passive = getattr(model, "flex_passive", None)

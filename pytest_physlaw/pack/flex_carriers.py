@@ -12,10 +12,14 @@ import numpy as np
 from pytest_physlaw.pack import runs
 
 
+def interpolated(model: mujoco.MjModel, flex: int) -> bool:
+    """Whether the flex carries its shape on nodes (`flex_interp`: trilinear or quadratic; none before 3.8)."""
+    return bool(int(np.asarray(getattr(model, "flex_interp", np.zeros(model.nflex)))[flex]))
+
+
 def carriers(model: mujoco.MjModel, flex: int) -> np.ndarray:
     """The bodies that carry the flex's shape: its nodes where it is interpolated, else its vertices."""
-    interp = np.asarray(getattr(model, "flex_interp", np.zeros(model.nflex)))
-    if int(interp[flex]):
+    if interpolated(model, flex):
         first, count = int(model.flex_nodeadr[flex]), int(model.flex_nodenum[flex])
         return np.asarray(model.flex_nodebodyid[first:first + count], dtype=int)
     first, count = int(model.flex_vertadr[flex]), int(model.flex_vertnum[flex])

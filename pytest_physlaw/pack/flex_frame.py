@@ -68,8 +68,7 @@ def turns(model: mujoco.MjModel, flex: int) -> dict[str, np.ndarray]:
     """The turns judged: all, but the half turns of an interpolated flex where the release's `mju_mat2Rot` misses a
     half turn (`mujoco_versions.half_turns_sound`): a defect every interpolated flex shares there, named, not the
     model's (as the transition law undoes the release's sensor sign)."""
-    interp = np.asarray(getattr(model, "flex_interp", np.zeros(model.nflex)))
-    if int(interp[flex]) and not mujoco_versions.half_turns_sound():
+    if flex_carriers.interpolated(model, flex) and not mujoco_versions.half_turns_sound():
         return {k: v for k, v in TURNS.items() if not k.startswith("half")}
     return TURNS
 

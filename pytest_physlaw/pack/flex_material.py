@@ -20,8 +20,9 @@ map carries the dilation to every point, so its elasticity is judged the same wa
 
 Judged: a 3D flex whose every carrier (vertex, or node) is a body on three slides that nothing else pulls (no edge
 stiffness, tendon or gravity compensation). Left out, named: 2D and 1D flexes (membranes' and cables' constants), a
-hollow 3D flex (`elastic2d`: its surface's shell), a flex with a carrier held by the world (an interpolated flex's empty cell: round 10's jelly), releases without MjSpec's
-flexes. Bound: 1e-6 of the expected work (1e-4 for an interpolated flex).
+hollow 3D flex (`elastic2d`: its surface's shell), a flex with a carrier held by the world (an interpolated flex's
+empty cell: round 10's jelly), releases without MjSpec's flexes. Bound: 1e-6 of the expected work (1e-4 for an
+interpolated flex).
 
 Measured: `pytest-physlaw check MODEL.xml -k flex_elasticity`; see docs/second-computations.md.
 """
@@ -55,10 +56,6 @@ def why_not(model: mujoco.MjModel, flex: int, young: float) -> str | None:
     return flex_carriers.unfree(model, flex_carriers.carriers(model, flex))
 
 
-def interpolated(model: mujoco.MjModel, flex: int) -> bool:
-    return bool(int(np.asarray(getattr(model, "flex_interp", np.zeros(model.nflex)))[flex]))
-
-
 def rest_volume(model: mujoco.MjModel, flex: int) -> float:
     """The volume of the flex's tetrahedra at rest (its vertices at qpos0: an interpolated flex's from its nodes)."""
     data = mujoco.MjData(model)
@@ -76,13 +73,13 @@ def work_ratio(model: mujoco.MjModel, flex: int, young: float, poisson: float) -
     the SVK solid's for a flex on its vertices; a linear solid's, 9 K e V, at a strain of 1e-6 for an interpolated one
     (its nodes dilated: the trilinear map carries the dilation to every point)."""
     bodies = flex_carriers.carriers(model, flex)
-    stretch = STRETCH_NODES if interpolated(model, flex) else STRETCH
+    stretch = STRETCH_NODES if flex_carriers.interpolated(model, flex) else STRETCH
     rest, found = flex_carriers.passive_forces(
         model, bodies, lambda x: x.mean(axis=0) + stretch * (x - x.mean(axis=0)))
     work = float(np.sum(found * (rest - rest.mean(axis=0))))
     lam = young * poisson / ((1 + poisson) * (1 - 2 * poisson))
     mu = young / (2 * (1 + poisson))
-    if interpolated(model, flex):
+    if flex_carriers.interpolated(model, flex):
         return work / (-rest_volume(model, flex) * (9 * lam + 6 * mu) * (stretch - 1))
     strain = (stretch ** 2 - 1) / 2
     return work / (-rest_volume(model, flex) * (9 * lam + 6 * mu) * strain * stretch)
@@ -105,7 +102,7 @@ def test_flex_elasticity_is_its_material(law, pack_model: Any, model_case: str) 
     for flex in range(model.nflex):
         young, poisson, shell = constants.get(flex, (0.0, 0.0, 0))
         why = why_not(model, flex, float(young))
-        if shell and int(model.flex_dim[flex]) == 3:  # hollow: its elasticity is its surface's shell (hollow_vs_solid.xml)
+        if shell and int(model.flex_dim[flex]) == 3:  # hollow: its surface's shell (MuJoCo's hollow_vs_solid.xml)
             why = "hollow (elastic2d: its elasticity is its surface's shell)"
         name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_FLEX, flex) or f"flex {flex}"
         if why:
@@ -115,13 +112,13 @@ def test_flex_elasticity_is_its_material(law, pack_model: Any, model_case: str) 
     if not judged:
         pytest.skip(f"{model_case}: no 3D flex to judge ({'; '.join(left_out)})")
     name, worst = max(judged, key=lambda item: abs(item[1] - 1))
-    nodes = any(interpolated(model, f) for f in range(model.nflex))
+    nodes = any(flex_carriers.interpolated(model, f) for f in range(model.nflex))
     law.check("work_over_material", [ratio for _, ratio in judged], near=1.0, abs=SHARE_NODES if nodes else SHARE,
               why=f"the passive forces' virtual work along a {100 * (STRETCH - 1):g} % uniform dilation over a Saint "
                   f"Venant-Kirchhoff solid's of the flex's young and poisson (an interpolated flex's nodes dilated "
                   f"by 1e-6, against a linear solid's 9 K e V); worst {name}: {worst:.6g}"
                   + (f"; left out: {'; '.join(left_out)}" if left_out else "") +
                   f"; failing, MuJoCo {mujoco.__version__}'s flex is stiffer or softer than its material (3.2.4 to "
-                  "3.17.0 used twice the first Lame parameter: 1.692 at nu = 0.3; an interpolated flex's shear modulus was halved "
-                  "to 3.15.0: 0.5 at nu = 0): an engine defect; change MuJoCo "
-                  "version, or set young and poisson for the stiffness you measured")
+                  "3.17.0 used twice the first Lame parameter: 1.692 at nu = 0.3; an interpolated flex's shear "
+                  "modulus was halved to 3.15.0: 0.5 at nu = 0): an engine defect; change MuJoCo version, or set "
+                  "young and poisson for the stiffness you measured")

@@ -214,13 +214,17 @@ def forwarded(model: mujoco.MjModel, probe: mujoco.MjData, qpos: np.ndarray) -> 
     return probe
 
 
-def on_line(model: mujoco.MjModel, q0: np.ndarray, q1: np.ndarray, s: float) -> np.ndarray:
-    """The pose a share s of the way from q0 to q1 (mj_differentiatePos, mj_integratePos)."""
+def line(model: mujoco.MjModel, q0: np.ndarray, q1: np.ndarray):
+    """The poses from q0 to q1 as a function of the share s of the way (mj_differentiatePos once, mj_integratePos
+    for each s)."""
     dq = np.zeros(model.nv)
     mujoco.mj_differentiatePos(model, dq, 1.0, q0, q1)
-    q = np.array(q0, dtype=float)
-    mujoco.mj_integratePos(model, q, dq, s)
-    return q
+
+    def at(s: float) -> np.ndarray:
+        q = np.array(q0, dtype=float)
+        mujoco.mj_integratePos(model, q, dq, s)
+        return q
+    return at
 
 
 def run_path(model: mujoco.MjModel, states: list[mujoco.MjData]) -> tuple[list[np.ndarray], list[str]]:
@@ -228,7 +232,8 @@ def run_path(model: mujoco.MjModel, states: list[mujoco.MjData]) -> tuple[list[n
     per_gap = max(8, POSES // max(len(states) - 1, 1))
     poses, labels = [], []
     for s0, s1 in zip(states, states[1:]):
-        poses += [on_line(model, s0.qpos, s1.qpos, k / per_gap) for k in range(per_gap)]
+        way = line(model, s0.qpos, s1.qpos)
+        poses += [way(k / per_gap) for k in range(per_gap)]
         labels += [f"t = {s0.time + k / per_gap * (s1.time - s0.time):.4f} s" for k in range(per_gap)]
     return poses + [np.array(states[-1].qpos)], labels + [f"t = {states[-1].time:.4f} s"]
 
@@ -257,18 +262,19 @@ def refined(model: mujoco.MjModel, probe: mujoco.MjData, q0: np.ndarray, q1: np.
     """Between two poses whose paths differ in branch: REFINE poses evenly, then the turning point bisected to
     round-off and approached from each side at distances halving from the gap down to 2^-36 of it (within round-off of
     the turning point, where the segment touches the object to the last bits, the path is either branch: not judged)."""
+    way = line(model, q0, q1)
     for k in range(1, REFINE):
-        worst.judge(model, forwarded(model, probe, on_line(model, q0, q1, k / REFINE)), tendons, f"between {label}")
+        worst.judge(model, forwarded(model, probe, way(k / REFINE)), tendons, f"between {label}")
     low, high = 0.0, 1.0
     for _ in range(HALVINGS):  # located, not judged: at the turning point itself, to round-off, the path is both
         mid = 0.5 * (low + high)
-        data = forwarded(model, probe, on_line(model, q0, q1, mid))
+        data = forwarded(model, probe, way(mid))
         same = tuple(w.tangents is None for t in tendons for w in rates.wraps(model, data, t)) == branch0
         low, high = (mid, high) if same else (low, mid)
     for k in range(1, APPROACH + 1):
         for s in (low - 2.0 ** -k, high + 2.0 ** -k):
             if 0.0 < s < 1.0:
-                worst.judge(model, forwarded(model, probe, on_line(model, q0, q1, s)), tendons,
+                worst.judge(model, forwarded(model, probe, way(s)), tendons,
                             f"between {label}, at {s:.15f} of the way")
 
 

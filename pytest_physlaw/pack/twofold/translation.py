@@ -33,6 +33,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw import mujoco_versions
+from pytest_physlaw.pack import flex_carriers
 from pytest_physlaw.pack.flex_balance import slides, three_slides
 from pytest_physlaw.pack.readouts.constraint import contact_rows
 from pytest_physlaw.pack.twofold.states import for_solves
@@ -75,7 +76,7 @@ def side_motion(model: mujoco.MjModel, data: mujoco.MjData, roots: dict[int, int
         motion[3, dof + 3:dof + 6] = np.asarray(data.xmat[root]).reshape(3, 3).T @ normal  # angular: body frame
         motion[4, dof:dof + 6] = [*[np.linalg.norm(data.xpos[root] - point)] * 3, 1.0, 1.0, 1.0]
         return motion
-    if getattr(model, "flex_interp", None) is not None and int(model.flex_interp[flex]):
+    if flex_carriers.interpolated(model, flex):
         return None  # interpolated: the element's points move with nodes, not with vertex bodies
     first = int(model.flex_vertadr[flex])
     if elem >= 0:
