@@ -486,7 +486,12 @@ def control_name(model: mujoco.MjModel, control: int) -> str:
 
 
 def actuator_outputs(model: mujoco.MjModel, actuator: int) -> slice:
-    """The force outputs (rows of actuator_force, actuator_length, gear) of one actuator."""
+    """The force outputs (rows of actuator_force, actuator_length, gear) of one actuator: `actuator_outadr` and
+    `actuator_outnum` where the release has them (3.11 on: a PID servo with velocity and feed-forward inputs has three
+    controls and one output), else its controls' rows (one each)."""
+    if hasattr(model, "actuator_outadr"):
+        first = int(model.actuator_outadr[actuator])
+        return slice(first, first + int(model.actuator_outnum[actuator]))
     owner = control_actuators(model)
     rows = np.flatnonzero(owner == actuator)
     return slice(int(rows[0]), int(rows[-1]) + 1) if rows.size else slice(0, 0)

@@ -44,6 +44,13 @@ def pack_model(request: pytest.FixtureRequest) -> Any:
 
 
 @pytest.fixture(scope="module")
+def any_pack_model(request: pytest.FixtureRequest) -> Any:
+    """The model's collector, whatever its actuators: for a law that reads each actuator by its own controls and
+    outputs (`actuator_ctrladr`, `actuator_outadr`) and runs from the start on its own, not the pack's runs."""
+    return request.node
+
+
+@pytest.fixture(scope="module")
 def settings(pack_model: Any) -> PackSettings:
     return pack_model.settings
 
