@@ -111,14 +111,39 @@ def pose_invariant(model: mujoco.MjModel, body: int) -> bool:
 
     True when every dof of the body's tree is a slide (J and M then never change), or when the
     tree is the body alone on a free joint (W_tt = I / m). Slides in the body's own chain are not
-    enough: a hinged descendant (a pole on a cart) changes the body's M^-1 with its angle.
+    enough: a hinged descendant (a pole on a cart) changes the body's M^-1 with its angle. Nor is either
+    where a tendon with armature reaches the tree: its armature adds a J_t^T J_t to M (`mj_makeM`), and a
+    tendon's direction is the world's or another tree's, not the body's (a puck tethered to a reel: m I + a u u^T,
+    u from the reel to the puck, which does not turn with the puck).
     """
+    if _tendon_armature_reaches(model, body):
+        return False
     tree = model.body_treeid[body]
     dofs = mujoco_versions.tree_dofs(model, tree)
     kinds = model.jnt_type[model.dof_jntid[dofs]]
     if np.all(kinds == mujoco.mjtJoint.mjJNT_SLIDE):
         return True
     return bool(mujoco_versions.tree_bodies(model, tree) == 1 and np.all(kinds == mujoco.mjtJoint.mjJNT_FREE))
+
+
+def _tendon_armature_reaches(model: mujoco.MjModel, body: int) -> bool:
+    """Whether a tendon with armature (`tendon_armature`, MuJoCo 3.3 on) has a moment on the body's tree's dofs at
+    qpos0 or wraps a site, geom or joint of that tree (its moment may vanish at qpos0 and not elsewhere)."""
+    armature = np.asarray(getattr(model, "tendon_armature", np.zeros(model.ntendon)))
+    if not np.any(armature > 0):
+        return False
+    tree = int(model.body_treeid[body])
+    owners = {int(mujoco.mjtWrap.mjWRAP_JOINT): lambda i: model.jnt_bodyid[i],
+              int(mujoco.mjtWrap.mjWRAP_SITE): lambda i: model.site_bodyid[i],
+              int(mujoco.mjtWrap.mjWRAP_SPHERE): lambda i: model.geom_bodyid[i],
+              int(mujoco.mjtWrap.mjWRAP_CYLINDER): lambda i: model.geom_bodyid[i]}
+    for t in np.flatnonzero(armature > 0).tolist():
+        start, count = int(model.tendon_adr[t]), int(model.tendon_num[t])
+        for w in range(start, start + count):
+            owner = owners.get(int(model.wrap_type[w]))
+            if owner is not None and int(model.body_treeid[int(owner(int(model.wrap_objid[w])))]) == tree:
+                return True
+    return False
 
 
 def _check_pose(pose: object) -> str:

@@ -159,6 +159,26 @@ def test_a_slide_body_carrying_a_hinged_body_reads_its_current_mobility(model):
         assert current.inv_mass(data)[0, 0] != proxy(model, "cart", tensor=tensor, kappa=math.inf).inv_mass(data)[0, 0]
 
 
+TETHERED = """<mujoco><worldbody><site name="reel" pos="0 0 .05"/>
+  <body name="puck" pos=".5 .3 .04"><freejoint/><geom type="cylinder" size=".05 .04" mass=".5"/><site name="eye"/></body>
+  </worldbody><tendon><spatial armature=".5"><site site="reel"/><site site="eye"/></spatial></tendon></mujoco>"""
+
+
+@pytest.mark.skipif(not hasattr(mujoco.MjModel, "tendon_armature"), reason="tendon armature came in MuJoCo 3.3")
+def test_a_free_body_tethered_by_a_tendon_with_armature_reads_its_current_mobility():
+    # M = m I + a u u^T: the tether's direction u is the world's, so the body alone on its free joint is not
+    # pose-invariant, and turning it must not turn its W_tt (the answer MuJoCo gives is the current W's)
+    model = mujoco.MjModel.from_xml_string(TETHERED)
+    data = mujoco.MjData(model)
+    data.qpos[3:7] = [0.5, 0.5, -0.5, 0.5]
+    mujoco.mj_forward(model, data)
+    tensor = proxy(model, "puck", tensor=True, kappa=math.inf, pose="current")
+    W_tt = mobility(model, data, "puck")[:3, :3]
+    np.testing.assert_allclose(tensor.inv_mass(data), W_tt, rtol=1e-12, atol=1e-15)
+    untethered = mujoco.MjModel.from_xml_string(TETHERED.replace(' armature=".5"', ""))
+    assert proxy(untethered, "puck", tensor=True, pose="current").isotropic0  # a free body alone: I / m, turned
+
+
 def test_the_switch_off_gives_the_scalar_proxy_exactly(model, monkeypatch):
     data = _posed(model, 4)
     for value in ("0", "", " 0 "):
