@@ -138,6 +138,11 @@ KNOWN_DEFECTS = (
      "mj_jacDot left out the reference point's own motion", "mujoco-3.3.1-jacdot"),
     ("model-mass-matrix-inverts", "square_root_over_round_off", "3.0.0", "3.2.6", "3.2.7",
      "mj_mulM2 scaled the factor's diagonal alone", "mujoco-ec322641"),
+    ("model-sleep-changes-no-readout", "rne_buffer_apart_over_bound", "3.4.0", "3.17.0", "4.0.0",
+     "mj_rne wrote a caller's buffer on the awake dofs only, a sleeping tree's entries left as they were",
+     "mujoco-4.0.0-sleep-rne-buffer"),
+    ("model-rays-are-scale-free", "ray_length_gap", "3.0.0", "3.17.0", "4.0.0",
+     "mj_ray returned an SDF geom's distance in metres, not in units of its direction vector", "mujoco-b6192732"),
 )
 
 

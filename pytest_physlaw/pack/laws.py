@@ -149,6 +149,7 @@ from pytest_physlaw.pack.twofold.flexcomp_place import test_flexcomps_are_placed
 from pytest_physlaw.pack.twofold.forward_twice import test_forward_twice_is_forward_once  # noqa: F401
 from pytest_physlaw.pack.twofold.frame_turn import test_physics_is_frame_indifferent  # noqa: F401
 from pytest_physlaw.pack.twofold.held_controls import test_held_controls_are_the_controls  # noqa: F401
+from pytest_physlaw.pack.twofold.ray_scale import test_rays_are_scale_free  # noqa: F401
 from pytest_physlaw.pack.twofold.edits import test_edits_take_effect  # noqa: F401
 from pytest_physlaw.pack.twofold.fused import test_fusing_static_bodies_keeps_the_dynamics  # noqa: F401
 from pytest_physlaw.pack.twofold.geometry_sensors import (  # noqa: F401

@@ -60,10 +60,32 @@ BARE = SCENE.replace(' energy="enable"', "").replace(
     '<sensor><jointpos joint="hinge"/><jointvel joint="hinge"/></sensor>', "")
 
 
-def test_a_model_with_no_sensor_is_judged_on_its_mass_matrix(pytester: pytest.Pytester) -> None:
+RNE_SOUND_FROM = (4, 0)  # mj_rne writes a sleeping tree's entries of a caller's buffer (changelog 4.0.0)
+
+
+def test_a_model_with_no_sensor_is_judged_on_its_mass_matrix_and_the_rne_buffer(pytester: pytest.Pytester) -> None:
+    """The arm's mass matrix reads as awake on every release; its bias force into a caller's buffer (`mj_rne`) does
+    from 4.0.0, and before ends xfailed as the known defect it is (3.4.0 to 3.17.0), its value kept for the gate."""
     pytester.path.joinpath("arm.xml").write_text(BARE)
     record = law_record(pytester, "arm.xml", "no_readout", LAW)
-    assert record["outcome"] == "passed", record
+    if mujoco_versions.version() >= RNE_SOUND_FROM:
+        assert record["outcome"] == "passed", record
+    else:
+        assert record["outcome"] == "xfailed" and "known defect" in json.dumps(record), record
+        (readouts,) = [c for c in record["checks"] if c["quantity"] == "readout_apart_over_bound"]
+        assert readouts["value"] <= 1.0, record
+
+
+def test_an_rne_buffer_off_the_awake_models_is_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fault: mj_rne into a caller's buffer gives the sleeping model a tenth less than the awake model."""
+    rne = R._rne
+
+    def short(model, data):
+        out = rne(model, data)
+        return out * (0.9 if model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_SLEEP else 1.0)
+    monkeypatch.setattr(R, "_rne", short)
+    watch = _watch(mujoco.MjModel.from_xml_string(BARE), BARE)
+    assert watch.rne_worst > 1e6 and "mj_rne" in watch.rne_where and watch.worst <= 1.0, (watch.rne_worst, watch.where)
 
 
 def test_a_mass_matrix_off_the_awake_models_fails() -> None:

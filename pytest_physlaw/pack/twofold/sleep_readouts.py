@@ -60,6 +60,7 @@ class Readouts:
         self.model, self.awake = model, awake
         self.energy, self.sensors = _wants_energy(model), _stage_sensors(model)
         self.steps, self.judged, self.worst, self.where = 0, 0, 0.0, ""
+        self.rne_worst, self.rne_where = 0.0, ""  # mj_rne into a caller's buffer, a function beside the step
 
     def __call__(self, data: mujoco.MjData, sweep: reaching.Sweeps | None) -> None:
         if not mujoco_versions.sleeping_bodies(data).any():
@@ -90,15 +91,33 @@ class Readouts:
             name = mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_SENSOR, s) or f"sensor {s}"
             pairs.append((name, here.sensordata[adr: adr + dim], there.sensordata[adr: adr + dim]))
         for name, asleep, awake in pairs:
-            scale = RELATIVE * float(np.max(np.maximum(np.abs(asleep), np.abs(awake)), initial=0.0)) + ABSOLUTE
-            ratio = float(np.max(np.abs(asleep - awake), initial=0.0)) / scale
-            if ratio > self.worst:
-                self.worst = ratio
-                if asleep.ndim > 1:  # a matrix: its entry most apart
-                    i, j = np.unravel_index(int(np.argmax(np.abs(asleep - awake))), asleep.shape)
-                    name, asleep, awake = f"{name}'s entry ({i}, {j})", asleep[i, j:j + 1], awake[i, j:j + 1]
-                self.where = (f"{name} reads {np.round(asleep, 6).tolist()} asleep, {np.round(awake, 6).tolist()} "
-                              f"awake at t = {float(data.time):.3f} s")
+            self._judge(name, asleep, awake, data, "")
+        # the bias force into a buffer of the caller's own (`mj_rne`, what inverse-dynamics and MPC code calls), a
+        # function beside the step judged apart: to 4.0.0 it wrote the awake dofs only, leaving a sleeping tree's
+        # entries as the buffer held them (round 12's mujoco-4.0.0-sleep-rne-buffer, not blind)
+        self._judge("the bias force mj_rne writes into a caller's buffer", _rne(self.model, here),
+                    _rne(self.awake, there), data, "rne_")
+
+    def _judge(self, name: str, asleep: np.ndarray, awake: np.ndarray, data: mujoco.MjData, kind: str) -> None:
+        scale = RELATIVE * float(np.max(np.maximum(np.abs(asleep), np.abs(awake)), initial=0.0)) + ABSOLUTE
+        ratio = float(np.max(np.abs(asleep - awake), initial=0.0)) / scale
+        if ratio > getattr(self, f"{kind}worst"):
+            setattr(self, f"{kind}worst", ratio)
+            if asleep.ndim > 1:  # a matrix: its entry most apart
+                i, j = np.unravel_index(int(np.argmax(np.abs(asleep - awake))), asleep.shape)
+                name, asleep, awake = f"{name}'s entry ({i}, {j})", asleep[i, j:j + 1], awake[i, j:j + 1]
+            elif asleep.size > 1:  # a vector: its entry most apart
+                i = int(np.argmax(np.abs(asleep - awake)))
+                name, asleep, awake = f"{name}'s entry {i}", asleep[i:i + 1], awake[i:i + 1]
+            setattr(self, f"{kind}where", f"{name} reads {np.round(asleep, 6).tolist()} asleep, "
+                                          f"{np.round(awake, 6).tolist()} awake at t = {float(data.time):.3f} s")
+
+
+def _rne(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """`mj_rne` (no acceleration: the bias force) into a new zeroed buffer."""
+    out = np.zeros(model.nv)
+    mujoco.mj_rne(model, data, 0, out)
+    return out
 
 
 def left_alone(model: mujoco.MjModel, steps: int, keyframe: str, watch: Readouts) -> None:
@@ -112,7 +131,10 @@ def left_alone(model: mujoco.MjModel, steps: int, keyframe: str, watch: Readouts
         watch(data, None)
 
 
-@pytest.mark.law("model-sleep-changes-no-readout", source=SOURCE)
+LAW = "model-sleep-changes-no-readout"
+
+
+@pytest.mark.law(LAW, source=SOURCE)
 def test_sleep_changes_no_readout(law, pack_model: Any, settings: Any, horizon: int, model_case: str) -> None:
     """Where a tree sleeps, the model's mass matrix, energies (where it asks for them) and position and velocity
     sensors read
@@ -127,6 +149,9 @@ def test_sleep_changes_no_readout(law, pack_model: Any, settings: Any, horizon: 
     if not watch.judged:
         pytest.skip(f"{model_case}: no tree fell asleep in the reaching run nor left alone ({watch.steps} steps with "
                     "a tree asleep)")
+    known = mujoco_versions.known_defect(LAW, "rne_buffer_apart_over_bound")
+    if known and watch.rne_worst > 1.0 and watch.worst <= 1.0:  # a finding the defect does not explain still fails
+        law.follows(*known)
     law.check("readout_apart_over_bound", watch.worst, le=1.0, drift_abs=1.0,
               why=f"the worst readout of the sleeping model apart from the awake model's at the same state, over 1e-9 "
                   f"of its size, at {watch.judged} states with a tree asleep: {watch.where or 'all agree'}; failing, "
@@ -134,3 +159,8 @@ def test_sleep_changes_no_readout(law, pack_model: Any, settings: Any, horizon: 
                   "for a sleeping tree is missing from what the model reports (3.4.0 to 3.17.0: mj_energyPos left a "
                   "sleeping tree's springs out, a two-tree tendon's armature piled onto a sleeping tree's mass "
                   "matrix); report it, or change MuJoCo version, or disable sleep")
+    law.check("rne_buffer_apart_over_bound", watch.rne_worst, le=1.0, drift_abs=1.0,
+              why=f"the bias force mj_rne(m, d, 0, buffer) writes into a zeroed buffer of the caller's, sleeping model "
+                  f"against awake, over 1e-9 of its size: {watch.rne_where or 'all agree'}; failing, MuJoCo "
+                  f"{mujoco.__version__}'s mj_rne leaves a sleeping tree's entries out of a caller's buffer (3.4.0 to "
+                  "3.17.0): inverse dynamics and gravity compensation computed by hand read zero there")
