@@ -1056,7 +1056,8 @@ ROUNDS = {6: ("actuators", "collision", "compiler", "constraints"),  # the blind
           8: ("actuation", "collision", "compiler", "constraints"),
           9: ("actuation", "collision", "compiler", "constraints", "sensorsapi"),
           10: ("collision", "compiler", "constraints", "sensorsapi", "flex", "tendons", "patches"),
-          11: ("compiler", "deformable", "actuation", "passive", "collision", "sensorsapi", "kinematics")}
+          11: ("compiler", "deformable", "actuation", "passive", "collision", "sensorsapi", "kinematics"),
+          12: ("actuation", "collision", "compiler", "constraints", "kinematics", "passive", "routes", "sensorsapi")}
 
 
 def _rounds() -> dict:
