@@ -47,7 +47,8 @@ def test_rays_at_every_kind_of_geom_meet_the_same_points() -> None:
     model, data = _table()
     share, which = ray_scale.apart(model, data)
     assert share <= 1.0, which
-    hit = {ray_scale.cast(model, data, *ray)[0] for g in range(model.ngeom) for ray in ray_scale.rays(model, data, g)}
+    hit = {ray_scale.cast(model, data, origin, unit)[0] for g in range(model.ngeom)
+           for origin, unit, _ in ray_scale.rays(model, data, g)}
     assert set(range(1, model.ngeom)) <= hit  # each geom is met by a ray aimed at it (the plane lies under the table)
 
 

@@ -7,7 +7,8 @@ vector, and no body moves. Source: MuJoCo's API reference (`mj_ray`).
 
 The measurement: at the start and at the settled end, rays at each geom (the first 128, evenly spread) from three
 points outside it, each aimed at its centre, cast three times: with a unit direction, with the direction from the
-point to the centre (twice the geom's bounding radius long) and with that times 7.3. The three hits are compared:
+point to the centre (as long as the distance between them: two bounding radii, a millimetre of the extent at least;
+a plane's rays start the extent in front of it) and with that times 7.3. The three hits are compared:
 all or none, and the same point to 1e-9 of the model's extent (two geoms sharing the surface met tie: the point is
 judged, not which geom) (the round-off of a few products of its lengths),
 or, where the ray meets an SDF geom (MuJoCo marches it to a tolerance), to the distance the march may stop short of
@@ -33,7 +34,7 @@ from pytest_physlaw.pack import runs
 SOURCE = "MuJoCo API reference (mj_ray: the hit pnt + x vec, x in units of vec)"
 ROUND_OFF = 1e-9  # of the model's extent: a few products of its lengths
 MOST_GEOMS = 128  # geoms aimed at per state: evenly spread over the model's
-SCALES = (2.0, 14.6)  # the direction's length, in bounding radii of the geom aimed at (a unit direction besides)
+SCALES = (2.0, 14.6)  # the direction's length, in halves of the ray's distance to the centre (a unit one besides)
 PLANE = int(mujoco.mjtGeom.mjGEOM_PLANE)
 SDF = int(getattr(mujoco.mjtGeom, "mjGEOM_SDF", -1))
 SDF_TOLERANCE = 1e-6  # of the extent: the march's stopping distance where the model sets no `sdf_tolerance`
@@ -61,15 +62,17 @@ def cast(model: mujoco.MjModel, data: mujoco.MjData, origin: np.ndarray, vec: np
     return int(geomid[0]), origin + x * vec
 
 
-def rays(model: mujoco.MjModel, data: mujoco.MjData, g: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(origin, direction from it to the geom's centre) of the three rays aimed at geom `g`; a plane's from its front."""
+def rays(model: mujoco.MjModel, data: mujoco.MjData, g: int) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """(origin, unit direction from it to the geom's centre, their distance) of the three rays aimed at geom `g`, from
+    two bounding radii out (a millimetre of the extent at least); a plane's from its front, the extent away."""
     centre = np.array(data.geom_xpos[g])
+    extent = max(float(model.stat.extent), 1e-3)
     if int(model.geom_type[g]) == PLANE:
         frame = np.array(data.geom_xmat[g]).reshape(3, 3)
-        reach = max(float(model.stat.extent), 1e-3)
-        return [(centre + reach * (frame[:, 2] + 0.3 * u[0] * frame[:, 0]), -frame[:, 2]) for u in _directions()]
-    reach = 2.0 * max(float(model.geom_rbound[g]), 1e-6)
-    return [(centre + reach * u, -u) for u in _directions()]
+        return [(centre + extent * (frame[:, 2] + 0.3 * u[0] * frame[:, 0]), -frame[:, 2], extent)
+                for u in _directions()]
+    reach = max(2.0 * float(model.geom_rbound[g]), 1e-3 * extent)
+    return [(centre + reach * u, -u, reach) for u in _directions()]
 
 
 def apart(model: mujoco.MjModel, data: mujoco.MjData, sdf: bool = False) -> tuple[float, str]:
@@ -80,8 +83,7 @@ def apart(model: mujoco.MjModel, data: mujoco.MjData, sdf: bool = False) -> tupl
     sdf_tol = float(getattr(model.opt, "sdf_tolerance", 0.0)) or SDF_TOLERANCE * extent
     worst, which = 0.0, "none"
     for g in aimed(model).tolist():
-        reach = 2.0 * max(float(model.geom_rbound[g]), 1e-6)
-        for origin, unit in rays(model, data, g):
+        for origin, unit, reach in rays(model, data, g):
             hits = [cast(model, data, origin, unit * length) for length in (1.0, *(s * reach / 2.0 for s in SCALES))]
             geoms = {h[0] for h in hits}
             name = model.geom(g).name or str(g)
@@ -103,10 +105,10 @@ def apart(model: mujoco.MjModel, data: mujoco.MjData, sdf: bool = False) -> tupl
 LAW = "model-rays-are-scale-free"
 
 
-@pytest.mark.law(LAW, source=SOURCE)
+@pytest.mark.law("model-rays-are-scale-free", source=SOURCE)
 def test_rays_are_scale_free(law, pack_model, settings, settled, model_case) -> None:
     """At the start and at the settled end, a ray aimed at each geom meets the same geom at the same point whatever the
-    length of its direction vector (unit, 2 and 14.6 bounding radii), to 1e-9 of the extent (an SDF's: its march's
+    length of its direction vector (unit, the distance to the geom's centre and 7.3 times it), to 1e-9 of the extent (an SDF's: its march's
     tolerance besides)."""
     model = pack_model.model
     if not model.ngeom:

@@ -134,7 +134,7 @@ def left_alone(model: mujoco.MjModel, steps: int, keyframe: str, watch: Readouts
 LAW = "model-sleep-changes-no-readout"
 
 
-@pytest.mark.law(LAW, source=SOURCE)
+@pytest.mark.law("model-sleep-changes-no-readout", source=SOURCE)
 def test_sleep_changes_no_readout(law, pack_model: Any, settings: Any, horizon: int, model_case: str) -> None:
     """Where a tree sleeps, the model's mass matrix, energies (where it asks for them) and position and velocity
     sensors read
