@@ -22,7 +22,7 @@ GENERATED = ("docs/laws.md",)  # the law catalogue: written by --law-spec, not b
 # Options of other plugins that the CI page's options table names, and the module that registers each.
 FOREIGN_OPTIONS = {"--hypothesis-profile": "_hypothesis_pytestplugin"}
 INSTALL = ('python3.11 -m venv .venv && .venv/bin/pip install -e ".[dev]" && .venv/bin/pytest -m law\n'
-           'python3.11 -m venv .venv && .venv/bin/pip install -e ".[dev]" && .venv/bin/pytest\n')
+           'python3.11 -m venv .venv && .venv/bin/pip install -e ".[dev]" && .venv/bin/pytest -n 2 --dist loadfile\n')
 
 FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 CODE_SPAN = re.compile(r"`([^`]+)`")
