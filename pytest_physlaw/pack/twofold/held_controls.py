@@ -86,7 +86,7 @@ def apart(model: mujoco.MjModel, twin: mujoco.MjModel, state: mujoco.MjData, act
         gap = float(np.max(np.abs(held - direct), initial=0.0))
         if not math.isfinite(gap):  # a force that is not finite never passes
             gap = math.inf
-        if gap > worst or (gap == worst and which == int(actuators[0])):
+        if gap > worst:
             worst, which = gap, a
         scale = max(scale, float(np.max(np.abs(direct), initial=0.0)))
     return worst, scale, which

@@ -99,18 +99,28 @@ class Readouts:
                     _rne(self.awake, there), data, "rne_")
 
     def _judge(self, name: str, asleep: np.ndarray, awake: np.ndarray, data: mujoco.MjData, kind: str) -> None:
-        scale = RELATIVE * float(np.max(np.maximum(np.abs(asleep), np.abs(awake)), initial=0.0)) + ABSOLUTE
-        ratio = float(np.max(np.abs(asleep - awake), initial=0.0)) / scale
+        """Keep the readout as the worst of its kind ("" the step's readouts, "rne_" mj_rne's buffer) where it is."""
+        ratio = _apart(asleep, awake)
         if ratio > getattr(self, f"{kind}worst"):
             setattr(self, f"{kind}worst", ratio)
-            if asleep.ndim > 1:  # a matrix: its entry most apart
-                i, j = np.unravel_index(int(np.argmax(np.abs(asleep - awake))), asleep.shape)
-                name, asleep, awake = f"{name}'s entry ({i}, {j})", asleep[i, j:j + 1], awake[i, j:j + 1]
-            elif asleep.size > 1:  # a vector: its entry most apart
-                i = int(np.argmax(np.abs(asleep - awake)))
-                name, asleep, awake = f"{name}'s entry {i}", asleep[i:i + 1], awake[i:i + 1]
-            setattr(self, f"{kind}where", f"{name} reads {np.round(asleep, 6).tolist()} asleep, "
-                                          f"{np.round(awake, 6).tolist()} awake at t = {float(data.time):.3f} s")
+            setattr(self, f"{kind}where", _where(name, asleep, awake, float(data.time)))
+
+
+def _apart(asleep: np.ndarray, awake: np.ndarray) -> float:
+    """The largest |asleep - awake| over 1e-9 of the readout's size + 1e-12."""
+    scale = RELATIVE * float(np.max(np.maximum(np.abs(asleep), np.abs(awake)), initial=0.0)) + ABSOLUTE
+    return float(np.max(np.abs(asleep - awake), initial=0.0)) / scale
+
+
+def _where(name: str, asleep: np.ndarray, awake: np.ndarray, t: float) -> str:
+    """The readout's entry most apart, as both models read it."""
+    if asleep.ndim > 1:  # a matrix
+        i, j = np.unravel_index(int(np.argmax(np.abs(asleep - awake))), asleep.shape)
+        name, asleep, awake = f"{name}'s entry ({i}, {j})", asleep[i, j:j + 1], awake[i, j:j + 1]
+    elif asleep.size > 1:  # a vector
+        i = int(np.argmax(np.abs(asleep - awake)))
+        name, asleep, awake = f"{name}'s entry {i}", asleep[i:i + 1], awake[i:i + 1]
+    return f"{name} reads {np.round(asleep, 6).tolist()} asleep, {np.round(awake, 6).tolist()} awake at t = {t:.3f} s"
 
 
 def _rne(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
