@@ -143,6 +143,14 @@ KNOWN_DEFECTS = (
      "mujoco-4.0.0-sleep-rne-buffer"),
     ("model-rays-are-scale-free", "ray_length_gap", "3.0.0", "3.17.0", "4.0.0",
      "mj_ray returned an SDF geom's distance in metres, not in units of its direction vector", "mujoco-b6192732"),
+    ("model-attached-keeps-its-keyframes", "keyframes_apart_over_copy", "3.2.0", "3.15.0", "3.16.0",
+     "MjSpec.attach padded a keyframe at its end, so joints attached between others took the numbers of the joints "
+     "after them (3.2.0 dropped the keyframes)", "mujoco-3.16.0-attach-keyframe"),
+    ("model-saved-keeps-its-edits", "free_pose_apart_over_text", "3.0.0", "3.15.0", "3.16.0",
+     "mj_saveLastXML wrote a free joint's body at its compiled pose, losing an edit of its reference pose (qpos0)",
+     "mujoco-3.16.0-savexml-freejoint-qpos0"),
+    ("model-resized-geoms-are-compiled-alike", "bounds_apart_over_round_off", "3.0.0", "3.15.0", "3.16.0",
+     "mj_setConst kept a resized geom's bounding radius and box at the compiled size", "mujoco-d823f921"),
 )
 
 

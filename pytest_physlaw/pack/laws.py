@@ -33,6 +33,8 @@ as the module each model file collects (`pytest_physlaw.pack.ModelFile`).
 - `twofold` (a package): the same physics computed two ways MuJoCo offers (dense and sparse Jacobian, the
   actuators listed in another order, ...), at
   the states of `twofold.states`; the table: docs/second-computations.md.
+- `sequences` (a package): the API sequences users run between loading and stepping (a compiled model edited and
+  saved, a spec edited and compiled again, a tool attached, a geom resized), against the same model built in one go.
 - `routes` (a package: the laws, `common`, `reference` for MuJoCo C's side, one module per route, `warp`, `mjx`): with
   `--physlaw-route`, the model on MuJoCo Warp and MJX beside MuJoCo C (not collected without).
 
@@ -172,6 +174,10 @@ from pytest_physlaw.pack.twofold.split_step import test_split_step_is_the_step  
 from pytest_physlaw.pack.twofold.sleep_contacts import test_sleep_keeps_contacts  # noqa: F401
 from pytest_physlaw.pack.twofold.sleep_readouts import test_sleep_changes_no_readout  # noqa: F401
 from pytest_physlaw.pack.twofold.solvers import test_converged_solvers_agree_where_the_model_moves  # noqa: F401
+from pytest_physlaw.pack.sequences.attach import test_attached_tool_keeps_the_model  # noqa: F401
+from pytest_physlaw.pack.sequences.resize import test_resized_geoms_are_compiled_alike  # noqa: F401
+from pytest_physlaw.pack.sequences.saved_edits import test_saved_model_keeps_its_edits  # noqa: F401
+from pytest_physlaw.pack.sequences.spec_edits import test_recompiled_spec_takes_its_edits  # noqa: F401
 from pytest_physlaw.pack.twofold.states import twofold_states  # noqa: F401
 from pytest_physlaw.pack.twofold.tendons import (  # noqa: F401
     test_tendon_lengths_change_as_their_jacobian_says,
