@@ -241,3 +241,27 @@ def _dropped_steps(mjm: mujoco.MjModel, qpos: np.ndarray, full: np.ndarray, cap_
         if dims and max(np.bincount(dims)) > cap_points:
             dropped += 1
     return dropped
+
+
+def ray_types() -> frozenset[int]:
+    """The geom types MJX's `ray` intersects (its own table, `_RAY_FUNC`; the rest it passes over)."""
+    from mujoco.mjx._src import ray as mjx_ray  # the table is private: read where it is, else the 3.1 set
+
+    table = getattr(mjx_ray, "_RAY_FUNC", None)
+    if table:
+        return frozenset(int(t) for t in table)
+    g = mujoco.mjtGeom
+    return frozenset(int(t) for t in (g.mjGEOM_PLANE, g.mjGEOM_SPHERE, g.mjGEOM_CAPSULE, g.mjGEOM_BOX, g.mjGEOM_MESH))
+
+
+def rays(mjm: mujoco.MjModel, host: mujoco.MjData, pnts: np.ndarray, vecs: np.ndarray,
+         setup: RouteSetup) -> tuple[np.ndarray, np.ndarray]:
+    """(distance, geom id; -1 where none) of each ray `pnts[i] + x vecs[i]` by MJX's `ray`, at `host`'s forwarded
+    poses (MuJoCo C's, put on the route), all rays in one vmapped call at the setup's precision."""
+    with route._precision(setup.precision):
+        mx = put(mjm)
+        dx = mjx.put_data(mjm, host)
+        cast = jax.jit(jax.vmap(lambda p, v: mjx.ray(mx, dx, p, v)))
+        dtype = dx.geom_xpos.dtype
+        dist, geomid = cast(jnp.asarray(pnts, dtype=dtype), jnp.asarray(vecs, dtype=dtype))
+        return np.asarray(dist, dtype=float), np.asarray(geomid, dtype=int)

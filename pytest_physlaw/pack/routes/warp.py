@@ -164,3 +164,32 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup) -> RouteRun
                     compile_seconds=compile_seconds, step_seconds=stepping / max(steps, 1),
                     notes=notes + ([f"{printed[0].count(route.CAP_WARNING)} iteration-limit warnings printed"]
                                    if printed and printed[0].count(route.CAP_WARNING) else []))
+
+
+def ray_types() -> frozenset[int]:
+    """The geom types MuJoCo Warp's `ray` intersects (mujoco_warp's ray.py: every primitive, meshes and height
+    fields; not SDFs or flexes)."""
+    g = mujoco.mjtGeom
+    return frozenset(int(t) for t in (g.mjGEOM_PLANE, g.mjGEOM_SPHERE, g.mjGEOM_CAPSULE, g.mjGEOM_ELLIPSOID,
+                                      g.mjGEOM_CYLINDER, g.mjGEOM_BOX, g.mjGEOM_MESH, g.mjGEOM_HFIELD))
+
+
+def rays(mjm: mujoco.MjModel, host: mujoco.MjData, pnts: np.ndarray, vecs: np.ndarray,
+         setup: RouteSetup) -> tuple[np.ndarray, np.ndarray]:
+    """(distance, geom id; -1 where none) of each ray `pnts[i] + x vecs[i]` by MuJoCo Warp's `ray`, at `host`'s
+    forwarded poses (MuJoCo C's, put on the route), one ray at a time. A release without `ray`, or with another
+    signature, is RouteUnsupported."""
+    if not hasattr(mjw, "ray"):
+        raise RouteUnsupported(f"mujoco-warp {mjw.__version__} has no ray")
+    dist, geomid = np.full(len(pnts), -1.0), np.full(len(pnts), -1, dtype=int)
+    with wp.ScopedDevice(route.best_device()), route.captured_stdout():
+        m, d = put(mjm, setup, 1, host)
+        for i, (origin, direction) in enumerate(zip(pnts, vecs)):  # `ray` casts one ray a world on every release
+            pnt = wp.array(np.asarray(origin, dtype=np.float32).reshape(1, 1, 3), dtype=wp.vec3)
+            vec = wp.array(np.asarray(direction, dtype=np.float32).reshape(1, 1, 3), dtype=wp.vec3)
+            try:
+                found = mjw.ray(m, d, pnt, vec)
+            except TypeError as e:
+                raise RouteUnsupported(f"mujoco-warp {mjw.__version__}'s ray takes other arguments: {e}") from e
+            dist[i], geomid[i] = float(found[0].numpy().ravel()[0]), int(found[1].numpy().ravel()[0])
+        return dist, geomid

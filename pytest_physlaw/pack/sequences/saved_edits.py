@@ -21,6 +21,7 @@ Measured figures and commands: docs/second-computations.md ("A saved model keeps
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import tempfile
 import xml.etree.ElementTree as ElementTree
@@ -50,8 +51,9 @@ def _turned(quat: np.ndarray, angle: float, axis: np.ndarray) -> np.ndarray:
     return out
 
 
-def edited(model: mujoco.MjModel) -> mujoco.MjModel:
-    """A copy of `model` with a new reference pose and tuned parameters (the module's docstring), `mj_setConst` called."""
+def edited(model: mujoco.MjModel, free: bool = True) -> mujoco.MjModel:
+    """A copy of `model` with a new reference pose (its free joints' too, with `free`) and tuned parameters (the
+    module's docstring), `mj_setConst` called."""
     out = copy.copy(model)
     extent = max(float(model.stat.extent), 1e-3)
     for j in range(model.njnt):
@@ -61,7 +63,7 @@ def edited(model: mujoco.MjModel) -> mujoco.MjModel:
             out.qpos0[adr] += sign * TURN
         elif kind == JNT.mjJNT_SLIDE:
             out.qpos0[adr] += sign * SHIFT * extent
-        elif kind == JNT.mjJNT_FREE:
+        elif kind == JNT.mjJNT_FREE and free:
             out.qpos0[adr:adr + 3] += SHIFT * extent * np.array([1.0, -0.5 * sign, 0.25])
             out.qpos0[adr + 3:adr + 7] = _turned(np.array(model.qpos0[adr + 3:adr + 7]), TURN, np.array([0.3, sign, 1]))
             if np.array_equal(model.qpos_spring[adr:adr + 7], model.qpos0[adr:adr + 7]):
@@ -116,10 +118,11 @@ def saved_and_loaded(path: str, edit=edited) -> tuple[mujoco.MjModel, mujoco.MjM
         return changed, recompile.compiled(_loaded, written)
 
 
-def _pair(pack_model, model_case: str) -> tuple[mujoco.MjModel, mujoco.MjModel]:
-    """The edited model and its saved copy, awake; skips naming why where this release cannot save or reload it."""
+def _pair(pack_model, model_case: str, free: bool = True) -> tuple[mujoco.MjModel, mujoco.MjModel]:
+    """The edited model (its free joints' pose too, with `free`) and its saved copy, awake; skips naming why where
+    this release cannot save or reload it."""
     try:
-        changed, again = saved_and_loaded(str(pack_model.path))
+        changed, again = saved_and_loaded(str(pack_model.path), functools.partial(edited, free=free))
     except (ValueError, RuntimeError) as exc:
         pytest.skip(f"{model_case}: MuJoCo {mujoco.__version__} cannot save the edited model and load the saved text: "
                     f"{exc}".replace("\n", " "))
@@ -146,6 +149,18 @@ def free_poses_apart(changed: mujoco.MjModel, again: mujoco.MjModel) -> tuple[fl
     return share, rest
 
 
+def judged_copy(changed: mujoco.MjModel, again: mujoco.MjModel) -> mujoco.MjModel:
+    """The saved copy with what the compiler derives from the reference pose set as in the edited model: a connect's
+    and a weld's anchor on its second body (`eq_data`) and a tendon spring's automatic rest length
+    (`tendon_lengthspring`, springlength -1) are compiled at the reference pose, so the saved copy's follow an edited
+    pose by design while the edited model's stay (mj_setConst and mj_copyBack take them over from 3.17)."""
+    out = copy.copy(again)
+    for name in ("eq_data", "tendon_lengthspring"):
+        if np.shape(getattr(changed, name)) == np.shape(getattr(again, name)):
+            getattr(out, name)[:] = getattr(changed, name)
+    return out
+
+
 LAW = "model-saved-keeps-its-edits"
 
 
@@ -154,12 +169,16 @@ def test_saved_model_keeps_its_edits(law, pack_model, twofold_states, model_case
     """A compiled model given a new reference pose and tuned damping, stiffness, friction and gains in place, saved by
     `mj_saveLastXML` and loaded again, has the edited values and, at the reference pose and every state the runs
     reach, the edited model's kinematics, mass matrix and forces, to the writer's 6 digits (1e-4 of each scale)."""
+    known = mujoco_versions.known_defect(LAW, "free_pose_apart_over_text")
     changed, again = _pair(pack_model, model_case)
+    free, rest = free_poses_apart(changed, again)
+    if known:  # the free poses are lost on this release: the other edits judged apart, without that loss downstream
+        changed, rest = _pair(pack_model, model_case, free=False)
+    rest = judged_copy(changed, rest)
     defect = (f"an engine defect of MuJoCo {mujoco.__version__}'s mj_saveLastXML (not the model's): the file it saves "
               "is another model than the one it was given (3.0.0 to 3.15.0 lost a free joint's edited reference "
               "pose, and a settotalmass model's scaled masses); until it is fixed, make edits in the MJCF or through "
               "MjSpec, report it, or change MuJoCo version")
-    free, rest = free_poses_apart(changed, again)
     sizes, integers, share, which = saved_xml.compiled_apart(changed, rest)
     law.check("sizes_and_kinds_apart", len(sizes) + len(integers), le=0, drift_abs=0.5,
               why=f"the saved model's sizes and integer attributes that differ from the edited model's: "
@@ -172,7 +191,6 @@ def test_saved_model_keeps_its_edits(law, pack_model, twofold_states, model_case
         found, name = saved_xml.physics_apart(changed, rest, state)
         if found >= worst[0] and name:
             worst = (found, name, t)
-    known = mujoco_versions.known_defect(LAW, "free_pose_apart_over_text")
     if known and free > 1.0 and share <= 1.0 and worst[0] <= 1.0:  # another lost edit still fails
         law.follows(*known)
     law.check("free_pose_apart_over_text", free, le=1.0, drift_abs=1.0,
