@@ -1057,7 +1057,8 @@ ROUNDS = {6: ("actuators", "collision", "compiler", "constraints"),  # the blind
           9: ("actuation", "collision", "compiler", "constraints", "sensorsapi"),
           10: ("collision", "compiler", "constraints", "sensorsapi", "flex", "tendons", "patches"),
           11: ("compiler", "deformable", "actuation", "passive", "collision", "sensorsapi", "kinematics"),
-          12: ("actuation", "collision", "compiler", "constraints", "kinematics", "passive", "routes", "sensorsapi")}
+          12: ("actuation", "collision", "compiler", "constraints", "kinematics", "passive", "routes", "sensorsapi"),
+          13: ("saving_setconst", "step_physics", "passive_integrators", "spec_editing")}
 
 
 def _rounds() -> dict:
