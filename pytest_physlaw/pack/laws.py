@@ -178,6 +178,7 @@ from pytest_physlaw.pack.twofold.solvers import test_converged_solvers_agree_whe
 from pytest_physlaw.pack.sequences.attach import test_attached_tool_keeps_the_model  # noqa: F401
 from pytest_physlaw.pack.sequences.resize import test_resized_geoms_are_compiled_alike  # noqa: F401
 from pytest_physlaw.pack.sequences.saved_edits import test_saved_model_keeps_its_edits  # noqa: F401
+from pytest_physlaw.pack.sequences.scene_attach import test_model_attached_into_a_scene_is_the_model  # noqa: F401
 from pytest_physlaw.pack.sequences.spec_edits import test_recompiled_spec_takes_its_edits  # noqa: F401
 from pytest_physlaw.pack.twofold.states import twofold_states  # noqa: F401
 from pytest_physlaw.pack.twofold.tendons import (  # noqa: F401

@@ -7,5 +7,6 @@ every release, so only the sequence shows a release that loses an edit between t
 - `saved_edits`: a compiled model edited in place, saved and loaded again, is the edited model.
 - `spec_edits`: a spec whose bodies and frames moved, compiled again, is the spec compiled once.
 - `attach`: a tool attached to the model keeps the model's keyframes and its physics.
+- `scene_attach`: the model attached into an empty scene is the model.
 - `resize`: geoms resized in place, then `mj_setConst`, are the geoms compiled at that size.
 """
