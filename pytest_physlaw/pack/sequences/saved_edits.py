@@ -1,10 +1,11 @@
 """A compiled model edited in place and saved is the edited model: a new reference pose (`qpos0`, each hinge's, slide's
-and free joint's), damping, stiffness, friction and actuator gains written into the compiled model, as a user sets a
+and free joint's), springs' rest positions and lengths, damping, stiffness, friction and actuator gains written into
+the compiled model, as a user sets a
 new start or tunes a robot in a viewer, then `mj_saveLastXML` (which copies the compiled model's values back into its
 MJCF) and the saved file loaded again, compiles to the edited values and, at every state the runs reach, the edited
 model's kinematics, mass matrix and forces. Source: MuJoCo's documentation (API: mj_saveLastXML, "update XML data
 structures with info from low-level model created with mj_loadXML, save as MJCF"; changelog 3.16.0: a free joint's
-edited reference pose was lost on save, from 3.0.0).
+edited reference pose was lost on save, from 3.0.0; 3.17.0: mj_copyBack copies tendon spring lengths back).
 
 The two computations: the model loaded from its file, edited and `mj_setConst` (the constants the edit moves: MuJoCo's
 documented way), against the text `mj_saveLastXML` writes of it, compiled from that text (its mesh and texture
@@ -69,6 +70,11 @@ def edited(model: mujoco.MjModel, free: bool = True) -> mujoco.MjModel:
             if np.array_equal(model.qpos_spring[adr:adr + 7], model.qpos0[adr:adr + 7]):
                 # the compiler sets both from the body's pose: a free joint has no spring reference of its own
                 out.qpos_spring[adr:adr + 7] = out.qpos0[adr:adr + 7]
+    stiff = (np.asarray(model.jnt_stiffness) > 0) & np.isin(np.asarray(model.jnt_type), (JNT.mjJNT_HINGE, JNT.mjJNT_SLIDE))
+    for j in np.flatnonzero(stiff):  # a spring's rest position (springref), retuned
+        out.qpos_spring[int(model.jnt_qposadr[j])] += 0.5 * TURN if model.jnt_type[j] == JNT.mjJNT_HINGE else SHIFT * extent
+    springs = np.flatnonzero(np.asarray(model.tendon_stiffness) > 0)
+    out.tendon_lengthspring[springs] *= SCALE  # a tendon spring's rest length, retuned
     out.dof_damping[:] *= SCALE
     out.dof_frictionloss[:] *= SCALE
     out.jnt_stiffness[:] *= SCALE
@@ -151,13 +157,16 @@ def free_poses_apart(changed: mujoco.MjModel, again: mujoco.MjModel) -> tuple[fl
 
 def judged_copy(changed: mujoco.MjModel, again: mujoco.MjModel) -> mujoco.MjModel:
     """The saved copy with what the compiler derives from the reference pose set as in the edited model: a connect's
-    and a weld's anchor on its second body (`eq_data`) and a tendon spring's automatic rest length
-    (`tendon_lengthspring`, springlength -1) are compiled at the reference pose, so the saved copy's follow an edited
-    pose by design while the edited model's stay (mj_setConst and mj_copyBack take them over from 3.17)."""
+    and a weld's anchor on its second body (`eq_data`) and the automatic rest length of a tendon without a spring
+    (`tendon_lengthspring`, springlength -1: no force) are compiled at the reference pose, so the saved copy's follow
+    an edited pose by design while the edited model's stay (mj_setConst and mj_copyBack take them over from 3.17). A
+    tendon spring's rest length is edited, and judged."""
     out = copy.copy(again)
-    for name in ("eq_data", "tendon_lengthspring"):
-        if np.shape(getattr(changed, name)) == np.shape(getattr(again, name)):
-            getattr(out, name)[:] = getattr(changed, name)
+    if changed.neq == again.neq:
+        out.eq_data[:] = changed.eq_data
+    if changed.ntendon == again.ntendon:
+        slack = np.asarray(changed.tendon_stiffness) == 0
+        out.tendon_lengthspring[slack] = changed.tendon_lengthspring[slack]
     return out
 
 

@@ -52,7 +52,7 @@ PARAMETERS = ("body_mass", "body_gravcomp", "geom_friction", "geom_solref", "geo
               "jnt_margin", "qpos_spring", "dof_damping", "dof_armature", "dof_frictionloss", "actuator_gainprm",
               "actuator_biasprm", "actuator_dynprm", "actuator_gear", "actuator_ctrlrange", "actuator_forcerange",
               "actuator_actrange", "tendon_stiffness", "tendon_damping", "tendon_range", "tendon_frictionloss",
-              "eq_data", "eq_solref", "eq_solimp", "qpos0", "key_qpos")
+              "eq_data", "eq_solref", "eq_solimp", "qpos0", "key_qpos", "geom_surfacevel")
 OPTIONS = ("timestep", "gravity", "wind", "density", "viscosity", "impratio", "tolerance")
 POSITIONS = ("xpos", "xipos", "geom_xpos", "site_xpos", "ten_length", "actuator_length")
 FORCES = ("qfrc_bias", "qfrc_passive", "qfrc_actuator")
