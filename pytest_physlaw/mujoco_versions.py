@@ -149,6 +149,12 @@ KNOWN_DEFECTS = (
     ("model-saved-keeps-its-edits", "free_pose_apart_over_text", "3.0.0", "3.15.0", "3.16.0",
      "mj_saveLastXML wrote a free joint's body at its compiled pose, losing an edit of its reference pose (qpos0)",
      "mujoco-3.16.0-savexml-freejoint-qpos0"),
+    ("model-saved-keeps-its-edits", "masses_apart_over_text:settotalmass", "3.0.0", "3.15.0", "3.16.0",
+     "mj_saveLastXML left out the compiler's settotalmass, so the saved file's masses are unscaled",
+     "mujoco-3.16.0-toxml-settotalmass"),
+    ("model-saved-keeps-its-edits", "masses_apart_over_text:inertiagrouprange", "3.0.0", "3.14.0", "3.15.0",
+     "mj_saveLastXML left out the compiler's inertiagrouprange, so the saved file's masses count every geom",
+     "mujoco-3.15.0-savexml-inertiagrouprange"),
     ("model-resized-geoms-are-compiled-alike", "bounds_apart_over_round_off", "3.0.0", "3.15.0", "3.16.0",
      "mj_setConst kept a resized geom's bounding radius and box at the compiled size", "mujoco-d823f921"),
 )

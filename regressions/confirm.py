@@ -1058,7 +1058,7 @@ ROUNDS = {6: ("actuators", "collision", "compiler", "constraints"),  # the blind
           10: ("collision", "compiler", "constraints", "sensorsapi", "flex", "tendons", "patches"),
           11: ("compiler", "deformable", "actuation", "passive", "collision", "sensorsapi", "kinematics"),
           12: ("actuation", "collision", "compiler", "constraints", "kinematics", "passive", "routes", "sensorsapi"),
-          13: ("saving_setconst", "step_physics", "passive_integrators", "spec_editing")}
+          13: ("saving_setconst", "step_physics", "passive_integrators", "spec_editing", "found_by_laws")}
 
 
 def _rounds() -> dict:
