@@ -155,6 +155,10 @@ KNOWN_DEFECTS = (
     ("model-saved-keeps-its-edits", "masses_apart_over_text:inertiagrouprange", "3.0.0", "3.14.0", "3.15.0",
      "mj_saveLastXML left out the compiler's inertiagrouprange, so the saved file's masses count every geom",
      "mujoco-3.15.0-savexml-inertiagrouprange"),
+    ("model-attached-into-a-scene-is-the-model", "sizes_and_kinds_apart:neq", "3.3.0", "3.17.0", "4.0.0",
+     "MjSpec.attach dropped an equality constraint to the child's world body", "mujoco-4.0.0-attach-world-connect"),
+    ("model-attached-into-a-scene-is-the-model", "sizes_and_kinds_apart:nflex", "3.3.0", "3.17.0", "4.0.0",
+     "MjSpec.attach dropped the child's flexcomps", "mujoco-4.0.0-attach-flexcomp"),
     ("model-resized-geoms-are-compiled-alike", "bounds_apart_over_round_off", "3.0.0", "3.15.0", "3.16.0",
      "mj_setConst kept a resized geom's bounding radius and box at the compiled size", "mujoco-d823f921"),
 )

@@ -1,5 +1,7 @@
-"""Round 13: a defect the pack's law `model-saved-keeps-its-edits` found on real models (Meta-World's, on the pinned
-MuJoCo 3.14.0) after it was written: not blind. The probe stands apart from the pack.
+"""Round 13: defects the pack's laws found on real models after they were written (not blind):
+`model-saved-keeps-its-edits` on Meta-World's (mj_saveLastXML leaves out inertiagrouprange, to 3.14) and
+`model-attached-into-a-scene-is-the-model` on MuJoCo's own model and test folders (an attach drops a connect to the
+world and a flexcomp, to 3.17). The probes stand apart from the pack.
 
 Run: python found_by_laws.py <ID> [model.xml]
 """
@@ -29,7 +31,37 @@ def probe_savexml_inertiagrouprange(fname="mujoco-3.15.0-savexml-inertiagroupran
   return ("BUG: " if apart > 1e-4 else "ok: ") + line
 
 
-PROBES = {"mujoco-3.15.0-savexml-inertiagrouprange": probe_savexml_inertiagrouprange}
+def _attached(path):
+  """The model at `path` attached at a frame of an empty scene (its sizes given to the scene), compiled."""
+  child = mujoco.MjSpec.from_file(path)
+  scene = mujoco.MjSpec()
+  scene.attach(child, prefix="scene_", frame=scene.worldbody.add_frame())
+  return scene.compile()
+
+
+def _probe_attach_keeps(fname, what, count_name):
+  path = fname if os.path.isabs(fname) else os.path.join(HERE, fname)
+  model = mujoco.MjModel.from_xml_path(path)
+  scene = _attached(path)
+  alone, attached = getattr(model, count_name), getattr(scene, count_name)
+  line = (f"{mujoco.__version__} the model attached into an empty scene (MjSpec.attach at a frame): {what} "
+          f"{alone} alone, {attached} attached")
+  return ("BUG: " if attached != alone else "ok: ") + line
+
+
+def probe_attach_world_connect(fname="mujoco-4.0.0-attach-world-connect_trigger.xml"):
+  """A connect from a body to the world survives an attach of its model into a scene."""
+  return _probe_attach_keeps(fname, "equality constraints", "neq")
+
+
+def probe_attach_flexcomp(fname="mujoco-4.0.0-attach-flexcomp_trigger.xml"):
+  """A flexcomp survives an attach of its model into a scene."""
+  return _probe_attach_keeps(fname, "flexes", "nflex")
+
+
+PROBES = {"mujoco-3.15.0-savexml-inertiagrouprange": probe_savexml_inertiagrouprange,
+          "mujoco-4.0.0-attach-world-connect": probe_attach_world_connect,
+          "mujoco-4.0.0-attach-flexcomp": probe_attach_flexcomp}
 CASES = PROBES
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ default, degrees for angles, whatever the model's (the child keeps its own).
 Bound: the same compile of the same numbers through one more identity frame, 1e-9 of each quantity's scale (the
 parameters, the places); the forward pass as the saved-XML law's (`saved_xml.physics_apart`, 1e-4 of its scale, a
 margin for the frame's round-off carried through a long chain). Releases without `MjSpec.attach` (before 3.3), and
-a scene MuJoCo refuses to compile (its message named), are skipped.
+a scene MuJoCo refuses to compile (its message named), are skipped. From 3.3 to 3.17 the attach dropped an
+equality constraint to the child's world body and the child's flexcomps, every such model's defect there (known
+defects, `mujoco_versions.KNOWN_DEFECTS`): a model that only loses those ends xfailed naming them.
 
 Measured figures and commands: docs/second-computations.md ("API sequences").
 """
@@ -36,12 +38,13 @@ from pytest_physlaw.pack.twofold import saved_xml, states
 SOURCE = ("MuJoCo documentation, Modeling (model editing: attachment); changelog 3.3.1 (an attached model in its "
           "parent's angle unit; a child's frame dropped on attach, fixed), 3.16.0 (attached skins and materials)")
 PREFIX = "physlaw_scene_"
+LAW = "model-attached-into-a-scene-is-the-model"
 ROUND_OFF = 1e-9
 PLACES = ("body_pos", "body_quat", "body_ipos", "body_iquat", "body_inertia", "jnt_pos", "jnt_axis", "geom_pos",
           "geom_quat", "geom_size", "site_pos", "site_quat", "tendon_lengthspring", "actuator_lengthrange")
 
 
-SIZES = ("njmax", "nconmax", "nstack", "nuserdata", "nuser_body", "nuser_jnt", "nuser_geom", "nuser_site", "nuser_cam",
+SIZES = ("memory", "njmax", "nconmax", "nstack", "nuserdata", "nuser_body", "nuser_jnt", "nuser_geom", "nuser_site", "nuser_cam",
          "nuser_tendon", "nuser_actuator", "nuser_sensor")
 
 
@@ -136,6 +139,11 @@ def test_model_attached_into_a_scene_is_the_model(law, pack_model, twofold_state
               "scene is another model (3.3.0 compiled it in the scene's angle unit and dropped its own frames); until "
               "it is fixed, compose the scene in one MJCF (include), report it, or change MuJoCo version")
     sizes, integers, share, which = saved_xml.compiled_apart(model, scene)
+    dropped = [name for name in ("neq", "nflex") if getattr(model, name, 0) != getattr(scene, name, 0)]
+    known = [mujoco_versions.known_defect(LAW, f"sizes_and_kinds_apart:{name}") for name in dropped]
+    lost_only = {s.split()[0] for s in sizes} <= set(dropped) | {"nflexvert", "nflexedge", "nflexelem"}
+    if dropped and all(known) and lost_only and not integers:  # another difference still fails
+        law.follows("; ".join(k[0] for k in known), known[0][1])
     law.check("sizes_and_kinds_apart", len(sizes) + len(integers), le=0, drift_abs=0.5,
               why=f"the attached model's sizes and integer attributes that differ from the model's: "
                   f"{'; '.join(sizes + integers) or 'none'}; failing, {defect}")
