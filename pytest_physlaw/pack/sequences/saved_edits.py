@@ -33,7 +33,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack import recompile
-from pytest_physlaw.pack.twofold import mjcf_text, saved_xml, states
+from pytest_physlaw.pack.twofold import mjcf_text, saved_xml
 
 SOURCE = ("MuJoCo documentation, API (mj_saveLastXML: the compiled model's values copied back into its MJCF); "
           "changelog 3.16.0 (a free joint's edited reference pose lost on save, fixed)")
@@ -230,12 +230,7 @@ def test_saved_model_keeps_its_edits(law, pack_model, twofold_states, model_case
                   f"{'; '.join(sizes + integers) or 'none'}; failing, {defect}")
     if sizes:
         return
-    at = [(mujoco.MjData(changed), 0.0)] + [(s, float(s.time)) for s in states.for_solves(changed, twofold_states)]
-    worst = (0.0, "", 0.0)
-    for state, t in at:
-        found, name = saved_xml.physics_apart(changed, rest, state)
-        if found >= worst[0] and name:
-            worst = (found, name, t)
+    worst = saved_xml.worst_physics(changed, rest, twofold_states)
     explained = ([known] if free > 1.0 and known else []) + (dropped if masses > 1.0 else [])
     unexplained = (free > 1.0 and not known) or (masses > 1.0 and not dropped)
     if explained and not unexplained and share <= 1.0 and worst[0] <= 1.0:  # another lost edit still fails

@@ -33,7 +33,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack import recompile
-from pytest_physlaw.pack.twofold import saved_xml, states
+from pytest_physlaw.pack.twofold import saved_xml
 
 SOURCE = ("MuJoCo documentation, Modeling (model editing: attachment); changelog 3.3.1 (an attached model in its "
           "parent's angle unit; a child's frame dropped on attach, fixed), 3.16.0 (attached skins and materials)")
@@ -152,12 +152,7 @@ def test_model_attached_into_a_scene_is_the_model(law, pack_model, twofold_state
     places, where = places_apart(model, scene)
     parameters = (share * saved_xml.TEXT / ROUND_OFF, which)  # compiled_apart's share is over TEXT
     worst = max((places, where), parameters, key=lambda w: w[0])
-    at = [(mujoco.MjData(model), 0.0)] + [(s, float(s.time)) for s in states.for_solves(model, twofold_states)]
-    physics = (0.0, "", 0.0)
-    for state, t in at:
-        found, name = saved_xml.physics_apart(model, scene, state)
-        if found >= physics[0] and name:
-            physics = (found, name, t)
+    physics = saved_xml.worst_physics(model, scene, twofold_states)
     law.check("compiled_apart_over_round_off", worst[0], le=1.0, drift_abs=1.0,
               why=f"the largest difference of a compiled parameter, place or size between the model attached into a "
                   f"scene and alone, over {ROUND_OFF:g} of its scale: {worst[1] or 'none'}; failing, {defect}")

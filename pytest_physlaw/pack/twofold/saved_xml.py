@@ -160,6 +160,18 @@ def physics_apart(model: mujoco.MjModel, again: mujoco.MjModel, state: mujoco.Mj
     return worst
 
 
+def worst_physics(model: mujoco.MjModel, again: mujoco.MjModel, twofold_states: list) -> tuple[float, str, float]:
+    """(the largest `physics_apart` at the reference pose and at each state of `twofold_states` (three above 200 dofs),
+    which quantity, at what time)."""
+    at = [(mujoco.MjData(model), 0.0)] + [(s, float(s.time)) for s in states.for_solves(model, twofold_states)]
+    worst = (0.0, "", 0.0)
+    for state, t in at:
+        found, name = physics_apart(model, again, state)
+        if found >= worst[0] and name:
+            worst = (found, name, t)
+    return worst
+
+
 def _again(pack_model, model_case: str) -> mujoco.MjModel:
     """The model as MuJoCo saves it, compiled (awake, as the pack's model); skips naming why where this release has
     no writer to save it with or refuses its saved text. Not kept past the law: a robot's meshes twice over (the
@@ -186,13 +198,7 @@ def test_saved_xml_is_the_model(law, pack_model, twofold_states, model_case) -> 
                   f"{'; '.join(sizes + integers) or 'none'}; failing, {defect}")
     if sizes:
         return  # another model's arrays: nothing to compare element by element
-    reference = mujoco.MjData(model)
-    at = [(reference, 0.0)] + [(s, float(s.time)) for s in states.for_solves(model, twofold_states)]
-    worst = (0.0, "", 0.0)
-    for state, t in at:
-        found, name = physics_apart(model, again, state)
-        if found >= worst[0] and name:
-            worst = (found, name, t)
+    worst = worst_physics(model, again, twofold_states)
     law.check("parameters_apart_over_text", share, le=1.0, drift_abs=1.0,
               why=f"the largest difference of a compiled parameter between the file and the saved file, over "
                   f"{TEXT:g} of its scale (the writer's 6 significant digits): {which or 'none'}; failing, {defect}")
