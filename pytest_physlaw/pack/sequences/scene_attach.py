@@ -8,10 +8,12 @@ attached model compiled in its parent's angle unit; a child's own frame dropped 
 3.16.0 (skins' and meshes' materials, attach by reference, fixed).
 
 The two computations: the model compiled alone (the pack's model) and the scene compiled with it attached (prefixed
-names; an empty scene adds nothing, so every array lines up index by index). The scene is given the model's options,
-sizes (`<size>`; a keyframe the model's `<size nkey>` allocates is written into the model as an empty key) and total mass (`settotalmass`, a whole model's) before the attach, since the
-attach keeps the parent's where the two differ (MuJoCo's documented conflict policy); its compiler is MuJoCo's
-default, degrees for angles, whatever the model's (the child keeps its own).
+names; an empty scene adds nothing, so every array lines up index by index). The scene is given the model's options and
+sizes (`<size>`; a keyframe the model's `<size nkey>` allocates is written into the model as an empty key) before the
+attach, since the attach keeps the parent's where the two differ (MuJoCo's documented conflict policy), and the
+compiler settings the compile applies to the whole model (`WHOLE_MODEL`: total mass, discarded visuals, fitted boxes,
+the length-range computation, fused static bodies, bounds on masses). Its angle unit, Euler sequence and inertia source
+stay MuJoCo's defaults, degrees for angles, whatever the model's: the child keeps its own for its elements.
 
 Bound: the same compile of the same numbers through one more identity frame, 1e-9 of each quantity's scale (the
 parameters, the places); the forward pass as the saved-XML law's (`saved_xml.physics_apart`, 1e-4 of its scale, a
@@ -48,6 +50,10 @@ SIZES = ("memory", "njmax", "nconmax", "nstack", "nuserdata", "nuser_body", "nus
          "nuser_tendon", "nuser_actuator", "nuser_sensor")
 
 
+WHOLE_MODEL = ("settotalmass", "discardvisual", "fitaabb", "fusestatic", "boundmass", "boundinertia", "balanceinertia",
+               "alignfree", "inertiagrouprange", "saveinertial", "usethread")
+
+
 def _copied(source, target, names) -> None:
     """Each of `names` that `source` has set on `target` where it is settable (releases differ in members)."""
     for name in names:
@@ -65,7 +71,12 @@ def empty_scene(child) -> "mujoco.MjSpec":
     scene = mujoco.MjSpec()
     _copied(child.option, scene.option, [n for n in dir(child.option) if not n.startswith("_")])
     _copied(child, scene, SIZES)
-    _copied(child.compiler, scene.compiler, ("settotalmass",))  # a whole model's: the scene is the model
+    # the compile's whole-model steps run with the scene's compiler: given the child's (not its angle unit, Euler
+    # sequence or inertia source, which the child keeps for its own elements, 3.3.1 on)
+    _copied(child.compiler, scene.compiler, WHOLE_MODEL)
+    lengthrange = getattr(child.compiler, "LRopt", None)
+    if lengthrange is not None:
+        _copied(lengthrange, scene.compiler.LRopt, [n for n in dir(lengthrange) if not n.startswith("_")])
     return scene
 
 
