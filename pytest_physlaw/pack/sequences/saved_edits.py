@@ -173,16 +173,23 @@ MASSES = ("body_mass", "body_inertia", "body_ipos", "body_iquat")
 
 
 def masses_apart(changed: mujoco.MjModel, again: mujoco.MjModel) -> tuple[float, str, mujoco.MjModel]:
-    """(the largest difference of a body's mass, inertia or inertial frame in the saved copy over `saved_xml.TEXT` of
-    its scale, which; the saved copy with those as edited: the other edits and the forward pass are judged apart from
-    them, one cause one quantity)."""
+    """(the largest difference of a body's mass or principal moment in the saved copy over `saved_xml.TEXT` of its
+    scale, which; the saved copy with its masses and inertial frames as edited: the other edits and the forward pass
+    are judged apart from them, one cause one quantity)."""
+    if changed.nbody != again.nbody:
+        return float("inf"), f"nbody {changed.nbody} against {again.nbody}", again
+    # a body's mass and principal moments (sorted: the compiler may name the principal axes in another order); where
+    # its inertial frame lies and turns is judged by the forward pass (xipos, the mass matrix), since a saved body may
+    # be written in another frame (a free body at its edited pose) with the same physics
+    pairs = (("body_mass", changed.body_mass, again.body_mass),
+             ("body_inertia", np.sort(changed.body_inertia, axis=1), np.sort(again.body_inertia, axis=1)))
     worst = (0.0, "none")
-    for name in MASSES:
-        share = saved_xml._apart(getattr(changed, name), getattr(again, name))
+    for name, first, second in pairs:
+        share = saved_xml._apart(first, second)
         if share > worst[0]:
             worst = (share, name)
     rest = copy.copy(again)
-    if changed.nbody == again.nbody:
+    if worst[0] > 1.0:  # the loss measured here, the rest judged without it
         for name in MASSES:
             getattr(rest, name)[:] = getattr(changed, name)
     return (*worst, rest)
