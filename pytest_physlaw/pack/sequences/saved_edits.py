@@ -190,8 +190,10 @@ def masses_apart(changed: mujoco.MjModel, again: mujoco.MjModel) -> tuple[float,
             worst = (share, name)
     rest = copy.copy(again)
     if worst[0] > 1.0:  # the loss measured here, the rest judged without it
-        for name in MASSES:
-            getattr(rest, name)[:] = getattr(changed, name)
+        # with what the compiler derives from them for the mass matrix (the sameframe and simple flags, dof_M0)
+        for name in (*MASSES, "body_sameframe", "body_simple", "dof_M0"):
+            if hasattr(rest, name):
+                getattr(rest, name)[:] = getattr(changed, name)
     return (*worst, rest)
 
 
