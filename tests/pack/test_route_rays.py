@@ -53,8 +53,11 @@ def test_a_route_casting_cs_rays_passes(pytester: pytest.Pytester, monkeypatch: 
     assert record["outcome"] == "passed" and record["checks"][0]["value"] == 0.0, record
 
 
-def _behind(model, dist, geoms):  # MJX 3.1.4: a geom behind the origin met at a negative distance's magnitude
-    return np.where(geoms >= 0, dist * 0.5, dist), geoms
+def _behind(model, dist, geoms):  # MJX 3.1.4: a mesh behind the origin met at a negative distance
+    dist, geoms = dist.copy(), geoms.copy()
+    away = np.flatnonzero(geoms < 0)[0] if (geoms < 0).any() else 0  # a ray that meets nothing ahead
+    dist[away], geoms[away] = -0.5, 0
+    return dist, geoms
 
 
 def _off(model, dist, geoms):  # a millimetre further on every hit (the bound: 1e-4 of the scene's extent, 0.3 mm)

@@ -1,6 +1,7 @@
 """A ray on the route meets what MuJoCo C's meets: rays aimed at each geom (the first 128, evenly spread) from three
 points outside it, at the start and at the settled end, cast by the route's own `ray` (MuJoCo Warp's `ray`, MJX's
-`ray`) at MuJoCo C's poses, meet the scene at the point MuJoCo C's `mj_ray` finds, or miss it where C's misses.
+`ray`) at MuJoCo C's poses, and the same rays turned away from their geom (which then lies behind the origin), meet
+the scene at the point MuJoCo C's `mj_ray` finds, or miss it where C's misses.
 Policies trained on the routes read rangefinders, lidars and reach checks through these functions. Source: MuJoCo's
 API reference (`mj_ray`), MJX's and MuJoCo Warp's documentation of `ray` (the same contract); MJX 3.1.4 met a mesh
 behind the ray's origin (fixed in 3.1.5, commit 719476c2).
@@ -11,7 +12,7 @@ is left out, and counted. Newton casts MuJoCo C's own rays: skipped, naming it.
 
 Bound: the route's precision (`RouteSetup.eps`, float32 1e-6) times `reference.ENVELOPE` (10) times 10, of the
 larger of the model's extent and the ray's distance (a float32 intersection of a few products of lengths); a hit
-where C misses, or a miss where C hits, is infinite. Two geoms sharing the surface met tie: the point is judged. A
+where C misses, a miss where C hits, or a hit behind the origin (a negative distance), is infinite. Two geoms sharing the surface met tie: the point is judged. A
 ray whose origin lies on a surface (a hit within the bound of x = 0, on either side: gym's pusher, where a finger's
 ray starts on the other finger) is a tie of round-off, not judged; a route whose ray raises on the model (MJX 3.14
 on gym's pusher and myo_sim's finger: a JAX gather out of range) is skipped, naming the error.
@@ -42,9 +43,11 @@ def aimed_rays(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, 
     origins, directions, names = [], [], []
     for g in ray_scale.aimed(model).tolist():
         for origin, unit, _ in ray_scale.rays(model, data, g):
-            origins.append(origin)
-            directions.append(unit)
-            names.append(model.geom(g).name or str(g))
+            name = model.geom(g).name or str(g)
+            # the ray at the geom, and the same ray turned away from it: the geom then lies behind its origin
+            origins += [origin, origin]
+            directions += [unit, -unit]
+            names += [name, f"away from {name}"]
     return np.array(origins).reshape(-1, 3), np.array(directions).reshape(-1, 3), names
 
 
@@ -69,10 +72,12 @@ def apart(model: mujoco.MjModel, c: tuple[np.ndarray, np.ndarray], route: tuple[
     extent = max(float(model.stat.extent), 1e-9)
     bound = reference.ENVELOPE * SLACK * eps * np.maximum(extent, np.abs(c_dist))
     c_hit, r_hit = c_geom >= 0, (r_geom >= 0) & (r_dist >= 0)
+    behind = (r_geom >= 0) & (r_dist < 0)  # a hit behind the origin is no hit of a half-line (MJX 3.1.4's meshes)
     # a ray that starts on a surface (its origin within the bound of a geom another one touches) meets it at x = 0 or
     # not by round-off alone: a tie, not judged
     judged &= ~((c_hit & (np.abs(c_dist) < bound)) | (r_hit & (np.abs(r_dist) < bound)))
     share = np.where(c_hit & r_hit, np.abs(r_dist - c_dist) / bound, np.where(c_hit == r_hit, 0.0, np.inf))
+    share = np.where(behind, np.inf, share)
     return np.where(judged, share, 0.0), judged
 
 
