@@ -82,4 +82,7 @@ def test_the_installed_layout_imports_and_runs_the_pack(built: Path, tmp_path: P
     run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--physlaw-model=tower.xml"],
                          cwd=tmp_path, env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
-    assert re.fullmatch(r"\d+ passed(, \d+ skipped)? in [\d.]+s", run.stdout.rstrip().splitlines()[-1]), run.stdout[-2000:]
+    # xfailed: the release's known defects beside the step that every model of a kind shares (on 3.14.0 a tower of
+    # boxes resized and saved: mujoco_versions.KNOWN_DEFECTS), each named in the report
+    assert re.fullmatch(r"\d+ passed(, \d+ skipped)?(, \d+ xfailed)? in [\d.]+s", run.stdout.rstrip().splitlines()[-1]), \
+        run.stdout[-2000:]
