@@ -175,7 +175,8 @@ def _with_tool(pack_model, model_case: str) -> tuple[mujoco.MjModel, str]:
     if not name:
         pytest.skip(f"{model_case}: no named body with joints to attach a tool to")
     try:
-        return recompile.compiled(_attached_here, f"{pack_model.path}#{name}"), name
+        isolated = recompile.fuses_static(str(pack_model.path))
+        return recompile.compiled(_attached_here, f"{pack_model.path}#{name}", isolated), name
     except (ValueError, RuntimeError) as exc:
         pytest.skip(f"{model_case}: MuJoCo {mujoco.__version__} cannot attach a tool to body {name!r} and compile: "
                     f"{exc}".replace("\n", " "))

@@ -132,7 +132,7 @@ def _scene(pack_model, model_case: str) -> mujoco.MjModel:
     if not hasattr(mujoco, "MjSpec") or not hasattr(mujoco.MjSpec, "attach"):
         pytest.skip(f"{model_case}: MuJoCo {mujoco.__version__} has no MjSpec.attach (3.3 on)")
     try:
-        scene = recompile.compiled(attached_into, str(pack_model.path))
+        scene = recompile.compiled(attached_into, str(pack_model.path), recompile.fuses_static(str(pack_model.path)))
     except (ValueError, RuntimeError) as exc:
         pytest.skip(f"{model_case}: MuJoCo {mujoco.__version__} cannot compile a scene with the model attached: "
                     f"{exc}".replace("\n", " "))

@@ -104,7 +104,8 @@ def test_recompiled_spec_takes_its_edits(law, pack_model, model_case) -> None:
         pytest.skip(f"{model_case}: MuJoCo {mujoco.__version__} has no MjSpec (3.2 on)")
     path = f"{pack_model.path}#{max(float(model.stat.extent), 1e-3)!r}"
     try:
-        once, again = recompile.compiled(_once, path), recompile.compiled(recompiled, path)
+        isolated = recompile.fuses_static(str(pack_model.path))
+        once, again = recompile.compiled(_once, path, isolated), recompile.compiled(recompiled, path, isolated)
     except (ValueError, RuntimeError) as exc:
         pytest.skip(f"{model_case}: MuJoCo {mujoco.__version__} cannot compile the edited spec: {exc}".replace("\n", " "))
     share, which = apart(once, again)
