@@ -45,8 +45,26 @@ def _run(pytester: pytest.Pytester, *models: Path | str, extra: tuple[str, ...] 
     return pytester.runpytest_inprocess(*args, "-p", "no:cacheprovider", "-rs", *extra)
 
 
+KNOWN = "a known defect of MuJoCo "  # how `mujoco_versions.known_defect` opens a premise
+
+
+def _pop_known_defects(laws: dict[str, dict]) -> int:
+    """Take out of `laws` each law xfailed by a known defect of this release's API functions beside the step
+    (`mujoco_versions.KNOWN_DEFECTS`: a resized geom's bounds, a free pose lost on save...), checking that it names
+    the defect and that its checks failed (a known defect xfails only where it is measured); how many were taken."""
+    known = [n for n, r in laws.items() if r["outcome"] == "xfailed" and (r.get("follows") or "").startswith(KNOWN)]
+    for name in known:
+        record = laws.pop(name)
+        assert "corpus case" in record["follows"] and not all(c["passed"] for c in record["checks"]), record
+    return len(known)
+
+
 def _assert_passed_or_skipped_with_reason(result: pytest.RunResult, laws: dict[str, dict]) -> None:
+    """Every law passed or skipped saying why, but for those a known defect of the release xfails (taken out of
+    `laws` here, and out of the run's count of xfails)."""
     outcomes = result.parseoutcomes()
+    known = _pop_known_defects(laws)
+    assert outcomes.get("xfailed", 0) >= known
     assert not {k: v for k, v in outcomes.items() if k not in ("passed", "skipped", "xfailed")}, result.stdout.str()
     assert outcomes.get("passed", 0) >= 1
     for line in result.stdout.lines:
@@ -75,7 +93,7 @@ def test_pack_on_the_repo_scenes(pytester: pytest.Pytester) -> None:
     accepted = {n: laws.pop(n) for n in list(laws) if n.startswith("gripper.xml::test_links_are_no_denser")
                 or n.startswith("gripper.xml::test_inertia_is_matter")}
     assert [r["outcome"] for r in accepted.values()] == ["xfailed", "xfailed"], accepted
-    assert result.parseoutcomes().pop("xfailed") == 2
+    assert result.parseoutcomes().pop("xfailed") == 2 + _pop_known_defects(laws)
     _assert_passed_or_skipped_with_reason(result, laws)
     held = [r for n, r in laws.items() if n.startswith("gripper.xml::test_tensor") and r["outcome"] == "passed"]
     assert held and all("held by its equality" in c["why"] for r in held for c in r["checks"])
