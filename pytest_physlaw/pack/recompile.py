@@ -23,9 +23,10 @@ IN_PROCESS = (3, 14)  # from this release on MjSpec's compile is trusted in the 
 
 
 def fuses_static(path: str) -> bool:
-    """Whether the MJCF at `path` fuses its static bodies (`<compiler fusestatic="true"/>`). MuJoCo 3.14 crashes the
-    process (a segmentation fault or an abort) recompiling such a spec or attaching it into a scene, on the corpus's
-    fusestatic scenes: the sequences that do so run it in a child process."""
+    """Whether the MJCF at `path` fuses its static bodies (`<compiler fusestatic="true"/>`). Such a spec's compile
+    removes the fused bodies from the spec itself (so an edit after it is of another spec: the recompile law skips it),
+    and MuJoCo 3.14.0 crashes the process attaching it into a scene (a segmentation fault on the corpus's fusestatic
+    table three times of three, on the buoyant arm two of three): the attach sequences run it in a child process."""
     from pytest_physlaw.pack.twofold import mjcf_text  # the file's text, read apart from MuJoCo
 
     try:

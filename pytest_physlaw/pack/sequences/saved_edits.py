@@ -55,23 +55,26 @@ def edited(model: mujoco.MjModel) -> mujoco.MjModel:
     """A copy of `model` with a new reference pose and tuned parameters (the module's docstring), `mj_setConst`
     called."""
     out = copy.copy(model)
-    extent = max(float(model.stat.extent), 1e-3)
+    # a move the writer writes exactly (3 digits): its 6 digits would otherwise round each moved pose by 1e-7 of
+    # the extent, which a stiff body carries into forces far above them (a quadratic flex of Young's modulus 1e5:
+    # 5.6 of the bound on 4.0.1, MuJoCo's 9fb4eca4 case), and the law would judge the writer's rounding, not its edits
+    shift = float(f"{SHIFT * max(float(model.stat.extent), 1e-3):.3g}")
     for j in range(model.njnt):
         kind, adr = int(model.jnt_type[j]), int(model.jnt_qposadr[j])
         sign = 1.0 if j % 2 else -1.0  # neighbours apart: an edit that moves one joint's pose onto another's shows
         if kind == JNT.mjJNT_HINGE:
             out.qpos0[adr] += sign * TURN
         elif kind == JNT.mjJNT_SLIDE:
-            out.qpos0[adr] += sign * SHIFT * extent
+            out.qpos0[adr] += sign * shift
         elif kind == JNT.mjJNT_FREE:
-            out.qpos0[adr:adr + 3] += SHIFT * extent * np.array([1.0, -0.5 * sign, 0.25])
+            out.qpos0[adr:adr + 3] += shift * np.array([1.0, -0.5 * sign, 0.25])
             out.qpos0[adr + 3:adr + 7] = _turned(np.array(model.qpos0[adr + 3:adr + 7]), TURN, np.array([0.3, sign, 1]))
             if np.array_equal(model.qpos_spring[adr:adr + 7], model.qpos0[adr:adr + 7]):
                 # the compiler sets both from the body's pose: a free joint has no spring reference of its own
                 out.qpos_spring[adr:adr + 7] = out.qpos0[adr:adr + 7]
     stiff = (np.asarray(model.jnt_stiffness) > 0) & np.isin(np.asarray(model.jnt_type), (JNT.mjJNT_HINGE, JNT.mjJNT_SLIDE))
     for j in np.flatnonzero(stiff):  # a spring's rest position (springref), retuned
-        out.qpos_spring[int(model.jnt_qposadr[j])] += 0.5 * TURN if model.jnt_type[j] == JNT.mjJNT_HINGE else SHIFT * extent
+        out.qpos_spring[int(model.jnt_qposadr[j])] += 0.5 * TURN if model.jnt_type[j] == JNT.mjJNT_HINGE else shift
     springs = np.flatnonzero(np.asarray(model.tendon_stiffness) > 0)
     out.tendon_lengthspring[springs] *= SCALE  # a tendon spring's rest length, retuned
     out.dof_damping[:] *= SCALE

@@ -12,7 +12,11 @@ MuJoCo 3.14). Compared: each body's, joint's, geom's and site's place in its par
 `jnt_pos`, `jnt_axis`, `geom_pos`, `geom_quat`, `site_pos`, `site_quat`) and the reference pose `qpos0`; not the
 keyframes (what a keyframe leaves out is filled from the first compile's `qpos0` and kept, by design from 3.16.0).
 The elements edited are the file's, read before the first compile (which adds what replicates, composites,
-flexcomps and attachments make). A model whose edited spec does not compile (a flex whose elements the turn
+flexcomps and attachments make). A spec that fuses its static bodies (`<compiler fusestatic="true"/>`) is skipped,
+naming why: its compile removes the fused bodies from the spec itself (MuJoCo 3.16.0 and 4.0.1: the corpus's arm with
+a fixed foot pad has three bodies before its first compile, two after), so the spec compiled again is another spec
+than the one edited, and an edit of a removed body touches an element MuJoCo has freed (3.14.0 then crashes the
+process or returns another model, at random). A model whose edited spec does not compile (a flex whose elements the turn
 degenerates, a muscle's length range that no longer converges) is skipped, naming MuJoCo's message.
 
 Bound: the same compile of the same numbers, 1e-9 of each quantity's scale (positions: the model's extent).
@@ -102,10 +106,12 @@ def test_recompiled_spec_takes_its_edits(law, pack_model, model_case) -> None:
     model = pack_model.model
     if not hasattr(mujoco, "MjSpec"):
         pytest.skip(f"{model_case}: MuJoCo {mujoco.__version__} has no MjSpec (3.2 on)")
+    if recompile.fuses_static(str(pack_model.path)):
+        pytest.skip(f"{model_case}: fuses its static bodies, which its first compile removes from the spec itself: "
+                    "compiled again, it is another spec than the one edited (no second computation of the edit)")
     path = f"{pack_model.path}#{max(float(model.stat.extent), 1e-3)!r}"
     try:
-        isolated = recompile.fuses_static(str(pack_model.path))
-        once, again = recompile.compiled(_once, path, isolated), recompile.compiled(recompiled, path, isolated)
+        once, again = recompile.compiled(_once, path), recompile.compiled(recompiled, path)
     except (ValueError, RuntimeError) as exc:
         pytest.skip(f"{model_case}: MuJoCo {mujoco.__version__} cannot compile the edited spec: {exc}".replace("\n", " "))
     share, which = apart(once, again)
