@@ -119,13 +119,13 @@ def test_a_model_the_release_cannot_compile_is_not_run_and_the_rest_are(releases
 
 def test_the_table_says_ran_skipped_or_errored(releases) -> None:
     ran = {"engine": "mujoco", "minor": "3.10", "release": "3.10.0", "status": "errored", "why": "",
-           "models": {"arm": {"ran": True, "passed": 2, "failed": 1, "skipped": 0, "error": 3,
-                              "failed_laws": ["model-x"], "errors": ["model-y"] * 3,
+           "models": {"arm": {"ran": True, "passed": 2, "failed": 1, "xfailed": 1, "skipped": 0, "error": 3,
+                              "failed_laws": ["model-x"], "xfailed_laws": ["model-known"], "errors": ["model-y"] * 3,
                               "error_messages": ["TypeError: mj_fullM(): incompatible function arguments"]}}}
     skipped = {"engine": "mjx", "minor": "3.1", "release": "3.1.6", "status": "skipped",
                "why": "no wheel or source pip can install for Python 3.11: ..."}
     table = releases.markdown([ran, skipped])
-    assert "| mujoco 3.10 | 3.10.0 | errored | 2 / 1 / 0 (1 of 1) | arm: model-x |" in table
+    assert "| mujoco 3.10 | 3.10.0 | errored | 2 / 1 / 1 / 0 (1 of 1) | arm: model-x | arm: model-known |" in table
     assert "model-y (3 cases: TypeError: mj_fullM(): incompatible" in table
     assert "| mjx 3.1 | 3.1.6 | skipped |" in table and "no wheel" in table
 
@@ -138,7 +138,7 @@ def test_the_table_names_what_a_route_ran_with_and_its_note(releases) -> None:
            "models": {"box": {"ran": True, "passed": 5, "failed": 0, "skipped": 1, "error": 0,
                               "failed_laws": [], "errors": []}}}
     table = releases.markdown([row])
-    assert "| warp 3.7 | 3.7.0.1 (mujoco 3.7.0, warp-lang 1.12.1; capped at 2026-04-14) | ran | 5 / 0 / 1 (1 of 1) |" \
+    assert "| warp 3.7 | 3.7.0.1 (mujoco 3.7.0, warp-lang 1.12.1; capped at 2026-04-14) | ran | 5 / 0 / 0 / 1 (1 of 1) |" \
         in table
     assert "note: errored before with warp-lang 1.19.0" in table
     uncapped = {**row, "period": {"released": None, "caps": {}, "why": "uncapped: no answer"}, "ran_with": {}}
