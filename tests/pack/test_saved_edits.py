@@ -93,7 +93,7 @@ def test_a_geom_at_its_bodys_inertial_frame_stays_where_it_is_when_lost_masses_a
     if not hasattr(again, "geom_sameframe"):
         pytest.skip(f"MuJoCo {mujoco.__version__} places every geom from its frame (no sameframe flags)")
     assert int(again.geom_sameframe[1]) == 2 and int(changed.geom_sameframe[1]) != 2  # the premise
-    masses, _, rest = saved_edits.masses_apart(changed, again)
+    masses, _, rest = saved_xml.masses_apart(changed, again)
     assert masses > 1.0
     first, second = mujoco.MjData(changed), mujoco.MjData(rest)
     mujoco.mj_forward(changed, first)

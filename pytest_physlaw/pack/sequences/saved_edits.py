@@ -32,7 +32,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack import recompile
-from pytest_physlaw.pack.twofold import mjcf_text, saved_xml
+from pytest_physlaw.pack.twofold import saved_xml
 
 SOURCE = ("MuJoCo documentation, API (mj_saveLastXML: the compiled model's values copied back into its MJCF); "
           "changelog 3.16.0 (a free joint's edited reference pose lost on save, fixed)")
@@ -170,37 +170,6 @@ def judged_copy(changed: mujoco.MjModel, again: mujoco.MjModel) -> mujoco.MjMode
 
 
 LAW = "model-saved-keeps-its-edits"
-MASSES = ("body_mass", "body_inertia", "body_ipos", "body_iquat")
-
-
-def masses_apart(changed: mujoco.MjModel, again: mujoco.MjModel) -> tuple[float, str, mujoco.MjModel]:
-    """(the largest difference of a body's mass or principal moment in the saved copy over `saved_xml.TEXT` of its
-    scale, which; the saved copy with its masses and inertial frames as edited: the other edits and the forward pass
-    are judged apart from them, one cause one quantity)."""
-    if changed.nbody != again.nbody:
-        return float("inf"), f"nbody {changed.nbody} against {again.nbody}", again
-    # a body's mass and principal moments (sorted: the compiler may name the principal axes in another order); where
-    # its inertial frame lies and turns is judged by the forward pass (xipos, the mass matrix), since a saved body may
-    # be written in another frame (a free body at its edited pose) with the same physics
-    pairs = (("body_mass", changed.body_mass, again.body_mass),
-             ("body_inertia", np.sort(changed.body_inertia, axis=1), np.sort(again.body_inertia, axis=1)))
-    worst = (0.0, "none")
-    for name, first, second in pairs:
-        share = saved_xml._apart(first, second)
-        if share > worst[0]:
-            worst = (share, name)
-    rest = again
-    if worst[0] > 1.0:  # the loss measured here, the rest judged without it
-        # with what the compiler derives from them: the mass matrix's (the sameframe and simple flags, dof_M0), and the
-        # flags of geoms and sites that lie at a body's inertial frame (sameframe 2: placed at xipos), which would
-        # otherwise be placed at the copied frame (gymnasium-robotics' kitchen on 3.14.0: a light switch's visual
-        # mesh 0.46 m off, the law's error, not the writer's)
-        for name in (*MASSES, "body_sameframe", "body_simple", "dof_M0", "geom_sameframe", "site_sameframe"):
-            if hasattr(rest, name):
-                getattr(rest, name)[:] = getattr(changed, name)
-    return (*worst, rest)
-
-
 def tendon_springs_apart(changed: mujoco.MjModel, again: mujoco.MjModel) -> tuple[float, mujoco.MjModel]:
     """(the largest difference of a tendon spring's edited rest length in the saved copy over `saved_xml.TEXT` of its
     scale; the saved copy with those as edited, for judging the forward pass apart from them)."""
@@ -210,23 +179,6 @@ def tendon_springs_apart(changed: mujoco.MjModel, again: mujoco.MjModel) -> tupl
     share = saved_xml._apart(changed.tendon_lengthspring[springs], again.tendon_lengthspring[springs])
     again.tendon_lengthspring[springs] = changed.tendon_lengthspring[springs]
     return share, again
-
-
-def dropped_compiler_attributes(path: str) -> list[tuple[str, str]]:
-    """(premise, why) of each known defect of this release's writer that drops a compiler attribute the model's file
-    sets (settotalmass to 3.15, inertiagrouprange to 3.14: `mujoco_versions.KNOWN_DEFECTS`)."""
-    try:
-        compilers = list(mjcf_text.root(path).iter("compiler"))
-    except mjcf_text.Unreadable:
-        return []
-    used = set()
-    for compiler in compilers:
-        if float(compiler.get("settotalmass", "-1") or -1) > 0:
-            used.add("settotalmass")
-        if compiler.get("inertiagrouprange", "0 5").split() != ["0", "5"]:
-            used.add("inertiagrouprange")
-    found = [mujoco_versions.known_defect(LAW, f"masses_apart_over_text:{name}") for name in sorted(used)]
-    return [f for f in found if f]
 
 
 @pytest.mark.law("model-saved-keeps-its-edits", source=SOURCE)
@@ -241,10 +193,10 @@ def test_saved_model_keeps_its_edits(law, pack_model, twofold_states, model_case
     # it (what the compiler derives from a lost free pose included)
     free, rest = free_poses_apart(changed, again)
     rest = judged_copy(changed, rest)
-    masses, mass_name, rest = masses_apart(changed, rest)
+    masses, mass_name, rest = saved_xml.masses_apart(changed, rest)
     springs, rest = tendon_springs_apart(changed, rest)
     spring_known = mujoco_versions.known_defect(LAW, "tendon_springs_apart_over_text")
-    dropped = dropped_compiler_attributes(str(pack_model.path))
+    dropped = saved_xml.dropped_compiler_attributes(str(pack_model.path), LAW)
     defect = (f"an engine defect of MuJoCo {mujoco.__version__}'s mj_saveLastXML (not the model's): the file it saves "
               "is another model than the one it was given (3.0.0 to 3.15.0 lost a free joint's edited reference "
               "pose and settotalmass, 3.0.0 to 3.14.0 inertiagrouprange, 3.0.0 to 3.16.0 a tendon spring's rest length); until it is fixed, make edits in the MJCF or through "

@@ -19,6 +19,10 @@ The bound is the writer's own error: it writes 6 significant digits (`FullFloatP
 xml_numeric_format.h sets 17 for tests only), 5e-7 of each number, which a compiled quantity carries at most a few
 fold (an inertia goes with a size's fifth power: 6.6e-6 measured on MuJoCo's humanoid); so 1e-4 of each quantity's
 scale (its largest value, with a floor: the model's extent for positions, its weight times its extent for forces).
+The bodies' masses and principal moments are a quantity of their own (`masses_apart_over_text`), set as the file's
+before the rest is judged: a compiler attribute the writer drops (settotalmass to 3.15.0, inertiagrouprange to
+3.14.0) is then one finding, and on those releases a known defect (`mujoco_versions.KNOWN_DEFECTS`: xfailed naming it,
+its value gated), as the saved-edits law treats the same loss.
 A flex's elastic forces are left out of the passive forces compared: its rest shape written in 6 digits moves them
 by more (a stiff banner's 7 x the bound on MuJoCo 3.12.0, round 10's mujoco-55b43414 twin); its vertices' places are
 compared.
@@ -36,7 +40,7 @@ import pytest
 
 from pytest_physlaw import mujoco_versions
 from pytest_physlaw.pack import recompile
-from pytest_physlaw.pack.twofold import states
+from pytest_physlaw.pack.twofold import mjcf_text, states
 
 SOURCE = ("MuJoCo documentation, API (mj_saveLastXML), MjSpec (to_xml); changelog 3.1.6 and 3.2.0 (XML writer "
           "fixes); test/xml/xml_native_writer_test.cc (WriteReadCompare)")
@@ -172,6 +176,56 @@ def worst_physics(model: mujoco.MjModel, again: mujoco.MjModel, twofold_states: 
     return worst
 
 
+MASSES = ("body_mass", "body_inertia", "body_ipos", "body_iquat")
+
+
+def masses_apart(changed: mujoco.MjModel, again: mujoco.MjModel) -> tuple[float, str, mujoco.MjModel]:
+    """(the largest difference of a body's mass or principal moment in the saved copy over `TEXT` of its
+    scale, which; the saved copy with its masses and inertial frames as edited: the other edits and the forward pass
+    are judged apart from them, one cause one quantity)."""
+    if changed.nbody != again.nbody:
+        return float("inf"), f"nbody {changed.nbody} against {again.nbody}", again
+    # a body's mass and principal moments (sorted: the compiler may name the principal axes in another order); where
+    # its inertial frame lies and turns is judged by the forward pass (xipos, the mass matrix), since a saved body may
+    # be written in another frame (a free body at its edited pose) with the same physics
+    pairs = (("body_mass", changed.body_mass, again.body_mass),
+             ("body_inertia", np.sort(changed.body_inertia, axis=1), np.sort(again.body_inertia, axis=1)))
+    worst = (0.0, "none")
+    for name, first, second in pairs:
+        share = _apart(first, second)
+        if share > worst[0]:
+            worst = (share, name)
+    rest = again
+    if worst[0] > 1.0:  # the loss measured here, the rest judged without it
+        # with what the compiler derives from them: the mass matrix's (the sameframe and simple flags, dof_M0), and the
+        # flags of geoms and sites that lie at a body's inertial frame (sameframe 2: placed at xipos), which would
+        # otherwise be placed at the copied frame (gymnasium-robotics' kitchen on 3.14.0: a light switch's visual
+        # mesh 0.46 m off, the law's error, not the writer's)
+        for name in (*MASSES, "body_sameframe", "body_simple", "dof_M0", "geom_sameframe", "site_sameframe"):
+            if hasattr(rest, name):
+                getattr(rest, name)[:] = getattr(changed, name)
+    return (*worst, rest)
+
+
+
+def dropped_compiler_attributes(path: str, law_id: str) -> list[tuple[str, str]]:
+    """(premise, why) of each known defect of this release's writer that drops a compiler attribute the model's file
+    sets (settotalmass to 3.15, inertiagrouprange to 3.14: `mujoco_versions.KNOWN_DEFECTS`), as `law_id` measures it
+    (its quantity `masses_apart_over_text`)."""
+    try:
+        compilers = list(mjcf_text.root(path).iter("compiler"))
+    except mjcf_text.Unreadable:
+        return []
+    used = set()
+    for compiler in compilers:
+        if float(compiler.get("settotalmass", "-1") or -1) > 0:
+            used.add("settotalmass")
+        if compiler.get("inertiagrouprange", "0 5").split() != ["0", "5"]:
+            used.add("inertiagrouprange")
+    found = [mujoco_versions.known_defect(law_id, f"masses_apart_over_text:{name}") for name in sorted(used)]
+    return [f for f in found if f]
+
+
 def _again(pack_model, model_case: str) -> mujoco.MjModel:
     """The model as MuJoCo saves it, compiled (awake, as the pack's model); skips naming why where this release has
     no writer to save it with or refuses its saved text. Not kept past the law: a robot's meshes twice over (the
@@ -183,22 +237,36 @@ def _again(pack_model, model_case: str) -> mujoco.MjModel:
                     f"{exc}".replace("\n", " "))
 
 
-@pytest.mark.law("model-saved-xml-is-the-model", source=SOURCE)
+LAW_ID = "model-saved-xml-is-the-model"
+
+
+@pytest.mark.law(LAW_ID, source=SOURCE)
 def test_saved_xml_is_the_model(law, pack_model, twofold_states, model_case) -> None:
     """The MJCF MuJoCo's writer saves of the model compiles to the same sizes and attributes, the same parameters
     and, at the reference pose and every state the runs reach, the same kinematics, mass matrix and forces, to the
     writer's 6 significant digits (1e-4 of each quantity's scale)."""
     model, again = pack_model.model, _again(pack_model, model_case)
-    sizes, integers, share, which = compiled_apart(model, again)
     defect = (f"an engine defect of MuJoCo {mujoco.__version__}'s XML writer (not the model's): the saved file is "
               "another model; until it is fixed, hand the original file on (not one MuJoCo saved), report it, or "
               "change MuJoCo version")
+    sizes, integers, _, _ = compiled_apart(model, again)
     law.check("sizes_and_kinds_apart", len(sizes) + len(integers), le=0, drift_abs=0.5,
               why=f"the saved model's sizes and integer attributes that differ from the file's: "
                   f"{'; '.join(sizes + integers) or 'none'}; failing, {defect}")
     if sizes:
         return  # another model's arrays: nothing to compare element by element
+    # one cause, one quantity: the masses measured, then set as the file's in the saved copy (this law's own), so
+    # that a compiler attribute the writer drops (settotalmass, inertiagrouprange: known defects to 3.15 and 3.14)
+    # is one finding, not three
+    masses, mass_name, again = masses_apart(model, again)
+    _, _, share, which = compiled_apart(model, again)
     worst = worst_physics(model, again, twofold_states)
+    dropped = dropped_compiler_attributes(str(pack_model.path), LAW_ID) if masses > 1.0 else []
+    if dropped and share <= 1.0 and worst[0] <= 1.0:  # another loss still fails
+        law.follows("; ".join(d[0] for d in dropped), dropped[0][1])
+    law.check("masses_apart_over_text", masses, le=1.0, drift_abs=1.0,
+              why=f"the largest difference of a body's mass or principal moment between the file and the saved file, "
+                  f"over {TEXT:g} of its scale: {mass_name}; failing, {defect}")
     law.check("parameters_apart_over_text", share, le=1.0, drift_abs=1.0,
               why=f"the largest difference of a compiled parameter between the file and the saved file, over "
                   f"{TEXT:g} of its scale (the writer's 6 significant digits): {which or 'none'}; failing, {defect}")
