@@ -113,6 +113,7 @@ from pytest_physlaw.pack.routes import (  # noqa: F401  (collected only with --p
     test_route_trajectory_stays_in_c_envelope,
 )
 from pytest_physlaw.pack.routes.rays import test_route_rays_meet_what_c_meets  # noqa: F401
+from pytest_physlaw.pack.routes.set_const import test_route_set_const_is_c_set_const  # noqa: F401
 from pytest_physlaw.pack.routes.readouts import test_route_actuator_force_is_the_force_law  # noqa: F401
 from pytest_physlaw.pack.settled_pose import (  # noqa: F401
     test_contacts_carry_a_resting_flex,

@@ -34,9 +34,9 @@ WHEEL = """<mujoco><option timestep="0.002"/><worldbody>
   <actuator><velocity name="servo" joint="spin" kv="2" ctrlrange="-4 4"/>
     <motor joint="swing" gear="2" ctrlrange="-1 1"/></actuator></mujoco>"""
 LAWS = ("model-route-runs", "model-route-step", "model-route-trajectory", "model-route-settled", "model-route-cap",
-        "model-route-cost", "model-route-readouts", "model-route-rays")
-# Newton casts MuJoCo C's own rays: the ray law has nothing of the route's to judge there and skips saying so.
-NO_RAYS = "model-route-rays[cpu]"
+        "model-route-cost", "model-route-readouts", "model-route-rays", "model-route-set-const")
+# Newton casts MuJoCo C's own rays and its set_const is MuJoCo Warp's: those laws skip there, saying so.
+NOT_NEWTONS = {"model-route-rays[cpu]": "casts MuJoCo C's own rays", "model-route-set-const[cpu]": "no set_const of its own"}
 
 
 def _newton_or_skip() -> None:
@@ -116,13 +116,14 @@ PERMUTE = textwrap.dedent("""
 
 
 def test_the_route_runs_a_model_and_a_misplaced_inertia_fails_the_step_law(pytester: pytest.Pytester) -> None:
-    """The wheel and the pendulum on Newton: all seven laws that judge Newton pass (ids end with [cpu]), the ray law
-    skips naming why; the same run with the wheel's moments rolled onto other axes in Newton's CPU model (its frame
+    """The wheel and the pendulum on Newton: all seven laws that judge Newton pass (ids end with [cpu]), the ray and
+    set_const laws skip naming why; the same run with the wheel's moments rolled onto other axes in Newton's CPU model (its frame
     kept) fails one step and the trajectory."""
     _newton_or_skip()
     result, laws = _run(pytester, WHEEL)
     assert set(laws) == {f"{law}[cpu]" for law in LAWS}, result.stdout.str()
-    assert laws.pop(NO_RAYS)["outcome"] == "skipped" and "casts MuJoCo C's own rays" in result.stdout.str()
+    for law, why in NOT_NEWTONS.items():
+        assert laws.pop(law)["outcome"] == "skipped" and why in result.stdout.str(), result.stdout.str()
     assert all(r["outcome"] == "passed" for r in laws.values()), result.stdout.str()
     assert _check(laws["model-route-step[cpu]"], "qvel_over_c_spread")["value"] < 1
 
@@ -139,7 +140,7 @@ def test_float64_and_another_timestep_on_newton(pytester: pytest.Pytester) -> No
     _newton_or_skip()
     result, laws = _run(pytester, WHEEL, ini="physlaw_route_precision = float64")
     skips = [line for line in result.stdout.lines if line.startswith("SKIPPED")]
-    assert len(skips) == 7 and all("float32 between SolverMuJoCo's steps" in s for s in skips), skips
+    assert len(skips) == 8 and all("float32 between SolverMuJoCo's steps" in s for s in skips), skips
     result, laws = _run(pytester, WHEEL, ini="physlaw_route_timestep = 0.004")
     failed = {law for law, r in laws.items() if r["outcome"] == "failed"}
     assert {"model-route-step[cpu]", "model-route-trajectory[cpu]"} <= failed, result.stdout.str()

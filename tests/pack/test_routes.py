@@ -35,6 +35,7 @@ LAWS = {  # function name -> law id (without the device)
     "test_route_cost": "model-route-cost",
     "test_route_actuator_force_is_the_force_law": "model-route-readouts",
     "test_route_rays_meet_what_c_meets": "model-route-rays",
+    "test_route_set_const_is_c_set_const": "model-route-set-const",
 }
 
 # A box resting on a 20 degree slope, friction 0.5 (tan 20 = 0.36): four contacts, held by friction (the
@@ -62,9 +63,9 @@ FAR = """<mujoco><option timestep="0.002" gravity="0 0 0"/><worldbody>
 
 def _run(pytester: pytest.Pytester, xml: str, *routes_: str, ini: dict[str, str] | None = None,
          steps: int = 100, extra: tuple[str, ...] = (), in_process: bool = False,
-         keyword: str = "route and not route_rays") -> tuple[pytest.RunResult, dict[str, dict]]:
-    """The route laws alone on one model, but the ray law (its own tests: test_route_rays.py); (the result, the law
-    records by function name and route)."""
+         keyword: str = "route and not route_rays and not route_set_const") -> tuple[pytest.RunResult, dict[str, dict]]:
+    """The route laws alone on one model, but the ray and set_const laws (their own tests: test_route_rays.py,
+    test_route_set_const.py); (the result, the law records by function name and route)."""
     (pytester.path / "robot.xml").write_text(xml)
     keys = {"physlaw_model_steps": str(steps), **(ini or {})}
     pytester.makeini("[pytest]\n" + "".join(f"{k} = {v}\n" for k, v in keys.items()))
@@ -171,25 +172,25 @@ def test_the_jacobian_layout_is_the_routes_path_and_c_keeps_the_models() -> None
 
 
 def test_an_unavailable_route_skips_every_law_naming_the_versions(pytester: pytest.Pytester, monkeypatch) -> None:
-    """mujoco-warp of another release than MuJoCo: all eight laws collected, each skipped with both versions."""
+    """mujoco-warp of another release than MuJoCo: all nine laws collected, each skipped with both versions."""
     from fixtures.warp.support import unsupported
 
     reason = unsupported("3.14.0", "4.0.0", "1.19.0")
     monkeypatch.setattr(routes, "unavailable", lambda route: reason)
     result, laws = _run(pytester, SWING, "warp", in_process=True, keyword="route")
-    assert result.parseoutcomes() == {"skipped": 8, "deselected": result.parseoutcomes()["deselected"]}
+    assert result.parseoutcomes() == {"skipped": 9, "deselected": result.parseoutcomes()["deselected"]}
     assert {r["law"] for r in laws.values()} == {f"{law}[cpu]" for law in LAWS.values()}
     skips = [line for line in result.stdout.lines if line.startswith("SKIPPED")]
-    assert len(skips) == 8 and all("found mujoco 3.14.0, mujoco-warp 4.0.0" in s for s in skips), skips
+    assert len(skips) == 9 and all("found mujoco 3.14.0, mujoco-warp 4.0.0" in s for s in skips), skips
 
 
 def test_float64_on_warp_is_a_skip_naming_the_route(pytester: pytest.Pytester) -> None:
     """MuJoCo Warp computes in float32: asking it for float64 skips every Warp law and says so."""
     pytest.importorskip("mujoco_warp")
     result, laws = _run(pytester, SLOPE, "warp", ini={"physlaw_route_precision": "float64"}, steps=5, keyword="route")
-    assert set(result.parseoutcomes()) == {"skipped", "deselected"} and len(laws) == 8
+    assert set(result.parseoutcomes()) == {"skipped", "deselected"} and len(laws) == 9
     skips = [line for line in result.stdout.lines if line.startswith("SKIPPED")]
-    assert len(skips) == 8 and all("computes in float32 only" in s for s in skips), skips
+    assert len(skips) == 9 and all("computes in float32 only" in s for s in skips), skips
 
 
 # ------------------------------------------------------------------------------------ each law can fail

@@ -67,7 +67,8 @@ LOAD = 0.02  # of the weight: the pack's contact-load law's 2 %
 REST_SPEED = 1e-3  # m/s, the pack's rest speed (pytest_physlaw.pack.settled_pose)
 RATIO_DRIFT = 1.0  # a ratio to C's spread may double against a baseline before the gate flags it
 LAW_IDS = ("model-route-runs", "model-route-step", "model-route-trajectory", "model-route-settled",
-           "model-route-cap", "model-route-cost", "model-route-readouts", "model-route-rays")
+           "model-route-cap", "model-route-cost", "model-route-readouts", "model-route-rays",
+           "model-route-set-const")
 DEVICES = ("cpu", "cuda")
 
 

@@ -193,3 +193,32 @@ def rays(mjm: mujoco.MjModel, host: mujoco.MjData, pnts: np.ndarray, vecs: np.nd
                 raise RouteUnsupported(f"mujoco-warp {mjw.__version__}'s ray takes other arguments: {e}") from e
             dist[i], geomid[i] = float(found[0].numpy().ravel()[0]), int(found[1].numpy().ravel()[0])
         return dist, geomid
+
+
+def set_const(mjm: mujoco.MjModel, edited: mujoco.MjModel, fields: tuple[str, ...], constants: tuple[str, ...],
+              setup: RouteSetup) -> dict[str, np.ndarray]:
+    """MuJoCo Warp's `constants` of `mjm` put on the route with `fields` set to `edited`'s (every world alike) and
+    `set_const` called, each as float64 of C's shape (its first world; one this release's model lacks is left out).
+    A release without `set_const` is RouteUnsupported."""
+    if not hasattr(mjw, "set_const"):
+        raise RouteUnsupported(f"mujoco-warp {mjw.__version__} has no set_const")
+    with wp.ScopedDevice(route.best_device()), route.captured_stdout():
+        m, d = put(mjm, setup, 1, mujoco.MjData(mjm))
+        for name in fields:
+            array = getattr(m, name, None)
+            if array is None:
+                raise RouteUnsupported(f"mujoco-warp {mjw.__version__}'s model has no {name} to edit")
+            shape = array.numpy().shape
+            value = np.asarray(getattr(edited, name), dtype=np.float32)
+            batched = int(np.prod(shape)) != value.size  # a leading axis of worlds (batched fields)
+            array.assign((np.broadcast_to(value, (shape[0], *value.shape)) if batched else value).reshape(shape).copy())
+        mjw.set_const(m, d)
+        wp.synchronize()
+        out = {}
+        for name in constants:
+            array = getattr(m, name, None)
+            if array is not None:
+                values, like = array.numpy(), np.asarray(getattr(mjm, name))
+                first = values[0] if values.size != like.size else values  # the first world of a batched field
+                out[name] = np.asarray(first, dtype=float).reshape(like.shape)
+        return out
