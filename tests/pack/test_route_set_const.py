@@ -1,7 +1,8 @@
-"""The route set_const law (`pytest_physlaw.pack.routes.set_const`, model-route-set-const): a route whose set_const
-is MuJoCo C's passes; one that keeps the constants it was put with (nothing recomputed), or weighs a body that only
-slides by the general formula where C takes its simple-body rule (MuJoCo Warp 3.14.0 and 4.0.0, measured), fails. The route here is MuJoCo C behind the adapter interface (no warp:
-cheap); MuJoCo Warp itself runs with PHYSLAW_SLOW_ROUTES=1."""
+"""The route set_const law (`pytest_physlaw.pack.routes.set_const`, model-route-set-const): a route whose set_const is
+MuJoCo C's passes; one that keeps the constants it was put with (nothing recomputed), or weighs a body that only
+slides by the general formula where C takes its simple-body rule (MuJoCo Warp 3.14.0 and 4.0.0, measured), fails.
+The route here is MuJoCo C behind the adapter interface (no warp: cheap); MuJoCo Warp itself runs with
+PHYSLAW_SLOW_ROUTES=1."""
 
 from __future__ import annotations
 

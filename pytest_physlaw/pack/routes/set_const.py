@@ -3,10 +3,10 @@ joint's `qpos0`, as the saved-edits law moves it), a quarter more mass and rotat
 quarter more armature, put on the route and its constants recomputed there, has C's constants of the same edit: each
 body's subtree mass, the tendons' rest lengths, the connect and weld anchors, the inverse weights of dofs, bodies and
 tendons, each actuator's acceleration per unit force and the damping a position servo's dampratio resolves to. That
-is how users randomize masses and start poses across a batch of worlds on the GPU (Newton 1.7.0's SolverMuJoCo calls its
-`set_const_fixed` and `set_const_0` when a model's masses or inertias change). Source: MuJoCo Warp's documentation of `set_const` (the fields a user may change, the
-constants it recomputes); MuJoCo's API reference (`mj_setConst`: "set constant fields of mjModel, corresponding to
-qpos0 configuration").
+is how users randomize masses and start poses across a batch of worlds on the GPU (Newton 1.7.0's SolverMuJoCo calls
+its `set_const_fixed` and `set_const_0` when a model's masses or inertias change). Source: MuJoCo Warp's
+documentation of `set_const` (the fields a user may change, the constants it recomputes); MuJoCo's API reference
+(`mj_setConst`: "set constant fields of mjModel, corresponding to qpos0 configuration").
 
 The second computation: MuJoCo C's `mj_setConst` on a copy of the model with the same edit, in float64. MJX has no
 `set_const`, and Newton's is MuJoCo Warp's: both skip, naming it.
@@ -97,6 +97,12 @@ def apart(c: mujoco.MjModel, route: dict[str, np.ndarray], eps: float, unit: flo
     return worst, where, compared
 
 
+def _largest_change(model: mujoco.MjModel, c: mujoco.MjModel, name: str) -> float:
+    """How far the edit moved C's constant `name` (so that a route keeping its constants is seen to be wrong)."""
+    before, after = np.asarray(getattr(model, name), dtype=float), np.asarray(getattr(c, name), dtype=float)
+    return float(np.max(np.abs(after - before), initial=0.0))
+
+
 @route_law("model-route-set-const", source=SOURCE)
 def test_route_set_const_is_c_set_const(law, pack_model: Any, route_case) -> None:
     """The model with a new reference pose and a quarter more mass, inertia and armature, put on the route and its
@@ -116,13 +122,12 @@ def test_route_set_const_is_c_set_const(law, pack_model: Any, route_case) -> Non
         pytest.skip(f"{route_case.route}: {e}")
     cond, unit = condition(c), float(np.finfo(route_case.setup.precision).eps)
     worst, where, compared = apart(c, route, route_case.setup.eps, unit, cond)
-    moved = max((float(np.max(np.abs(np.asarray(getattr(c, n), dtype=float) - np.asarray(getattr(model, n), dtype=float)),
-                                initial=0.0)) for n in compared), default=0.0)
+    moved = max((_largest_change(model, c, name) for name in compared), default=0.0)
     law.check("set_const_apart_over_precision", worst, le=1.0, drift_abs=1.0,
               why=f"the largest difference of a constant between the route's set_const and C's mj_setConst of the same "
-                  f"edit, over {reference.ENVELOPE * SLACK:g} x the route's precision ({route_case.setup.eps:g}) of its "
-                  f"scale (through the mass matrix's factor, plus {reference.ENVELOPE:g} x {unit:.3g} x its condition number "
-                  f"{cond:.3g}); compared: "
+                  f"edit, over {reference.ENVELOPE * SLACK:g} x the route's precision ({route_case.setup.eps:g}) of "
+                  f"its scale (through the mass matrix's factor, plus {reference.ENVELOPE:g} x {unit:.3g} x its "
+                  f"condition number {cond:.3g}); compared: "
                   f"{', '.join(compared) or 'none'} (the edit moved C's by up to {moved:.3g}); worst: {where}; "
                   "failing, the route keeps or computes otherwise a constant of the edited model (MuJoCo Warp 3.14.0 "
                   "and 4.0.0 weigh a body that only slides, or turns about its centre of mass, by another rule than "
