@@ -1,7 +1,8 @@
 """Round 13: defects the pack's laws found on real models after they were written (not blind):
 `model-saved-keeps-its-edits` on Meta-World's (mj_saveLastXML leaves out inertiagrouprange, to 3.14) and
 `model-attached-into-a-scene-is-the-model` on MuJoCo's own model and test folders (an attach drops a connect to the
-world and a flexcomp, to 3.17). The probes stand apart from the pack.
+world and a flexcomp, to 3.17; a tendon wrapped over a geom, 3.3 to 3.5, found by `regressions/releases.py` on its muscle
+arm). The probes stand apart from the pack.
 
 Run: python found_by_laws.py <ID> [model.xml]
 """
@@ -59,9 +60,15 @@ def probe_attach_flexcomp(fname="mujoco-4.0.0-attach-flexcomp_trigger.xml"):
   return _probe_attach_keeps(fname, "flexes", "nflex")
 
 
+def probe_attach_tendon_wrap(fname="mujoco-3.6.0-attach-tendon-wrap_trigger.xml"):
+  """A spatial tendon wrapped over a geom survives an attach of its model into a scene."""
+  return _probe_attach_keeps(fname, "tendons", "ntendon")
+
+
 PROBES = {"mujoco-3.15.0-savexml-inertiagrouprange": probe_savexml_inertiagrouprange,
           "mujoco-4.0.0-attach-world-connect": probe_attach_world_connect,
-          "mujoco-4.0.0-attach-flexcomp": probe_attach_flexcomp}
+          "mujoco-4.0.0-attach-flexcomp": probe_attach_flexcomp,
+          "mujoco-3.6.0-attach-tendon-wrap": probe_attach_tendon_wrap}
 CASES = PROBES
 
 if __name__ == "__main__":
