@@ -15,6 +15,7 @@ import pytest
 
 from pytest_physlaw.pack import routes
 from pytest_physlaw.pack.routes import rays
+from tests.pack.route_law_run import route_law_record
 from tests.pack.test_route_readouts import SLOW
 
 # A box on the floor beside a mesh-like wedge (a box turned) and a cylinder: rays at each meet them from outside.
@@ -36,16 +37,7 @@ def c_route(change=None, kinds=None) -> types.SimpleNamespace:
 
 
 def _run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, adapter) -> dict:
-    (pytester.path / "scene.xml").write_text(SCENE)
-    pytester.makeini("[pytest]\nphyslaw_model_steps = 50\n")
-    monkeypatch.setattr(routes, "unavailable", lambda route: None)
-    monkeypatch.setattr(routes, "adapter", lambda route: adapter)
-    monkeypatch.setattr(rays, "adapter", lambda route: adapter)
-    pytester.runpytest_inprocess("--physlaw-model=scene.xml", "--physlaw-models-only", "--physlaw-route=mjx", "-k",
-                                 "route_rays", "-p", "no:cacheprovider")
-    (record,) = json.loads((pytester.path / ".physlaw" / "report.json").read_text())["laws"]
-    assert record["law"] == "model-route-rays[cpu]", record
-    return record
+    return route_law_record(pytester, monkeypatch, adapter, SCENE, "route_rays", "model-route-rays", 50, route="mjx")
 
 
 def test_a_route_casting_cs_rays_passes(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw.pack import routes
+from tests.pack.route_law_run import route_law_record
 from pytest_physlaw.pack.routes.common import RouteRun
 
 SLOW = pytest.mark.skipif(not os.environ.get("PHYSLAW_SLOW_ROUTES"),
@@ -62,15 +63,7 @@ def c_route(change=None) -> types.SimpleNamespace:
 
 
 def _run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, adapter) -> dict:
-    (pytester.path / "robot.xml").write_text(ARM)
-    pytester.makeini("[pytest]\nphyslaw_model_steps = 200\n")
-    monkeypatch.setattr(routes, "unavailable", lambda route: None)
-    monkeypatch.setattr(routes, "adapter", lambda route: adapter)
-    pytester.runpytest_inprocess("--physlaw-model=robot.xml", "--physlaw-models-only", "--physlaw-route=warp", "-k",
-                                 "route_actuator_force", "-p", "no:cacheprovider")
-    (record,) = json.loads((pytester.path / ".physlaw" / "report.json").read_text())["laws"]
-    assert record["law"] == "model-route-readouts[cpu]", record
-    return record
+    return route_law_record(pytester, monkeypatch, adapter, ARM, "route_actuator_force", "model-route-readouts", 200)
 
 
 def test_a_route_reporting_its_steps_forces_passes(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from pytest_physlaw.pack import routes
 from pytest_physlaw.pack.routes import set_const
+from tests.pack.route_law_run import route_law_record
 from tests.pack.test_route_readouts import SLOW
 
 # A cart that only slides (C weighs it by its mass alone: body_simple 2) beside a pendulum; a second arm, tied to the
@@ -46,16 +47,7 @@ def c_route(fault=None) -> types.SimpleNamespace:
 
 
 def _run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, adapter) -> dict:
-    (pytester.path / "scene.xml").write_text(SCENE)
-    pytester.makeini("[pytest]\nphyslaw_model_steps = 20\n")
-    monkeypatch.setattr(routes, "unavailable", lambda route: None)
-    monkeypatch.setattr(routes, "adapter", lambda route: adapter)
-    monkeypatch.setattr(set_const, "adapter", lambda route: adapter)
-    pytester.runpytest_inprocess("--physlaw-model=scene.xml", "--physlaw-models-only", "--physlaw-route=warp", "-k",
-                                 "route_set_const", "-p", "no:cacheprovider")
-    (record,) = json.loads((pytester.path / ".physlaw" / "report.json").read_text())["laws"]
-    assert record["law"] == "model-route-set-const[cpu]", record
-    return record
+    return route_law_record(pytester, monkeypatch, adapter, SCENE, "route_set_const", "model-route-set-const", 20)
 
 
 def test_a_route_whose_set_const_is_cs_passes(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:

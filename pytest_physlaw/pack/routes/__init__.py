@@ -90,6 +90,17 @@ def adapter(route: str) -> ModuleType:
     return importlib.import_module(f"pytest_physlaw.pack.routes.{route}")
 
 
+def adapter_offering(route_case: Any, function: str, why_none: str) -> ModuleType:
+    """The route's adapter where the route runs here and offers `function` (a second computation of its own); else a
+    skip naming why: the versions found, or `why_none`."""
+    if route_case.why_not:
+        pytest.skip(f"{route_case.route}: {route_case.why_not}")
+    module = adapter(route_case.route)
+    if not hasattr(module, function):
+        pytest.skip(f"{route_case.route}: {why_none}")
+    return module
+
+
 @dataclass(frozen=True)
 class RouteCase:
     route: str

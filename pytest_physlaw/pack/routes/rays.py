@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw.pack import runs
-from pytest_physlaw.pack.routes import adapter, reference, route_law
+from pytest_physlaw.pack.routes import adapter_offering, reference, route_law
 from pytest_physlaw.pack.routes.common import RouteRefused, RouteUnsupported
 from pytest_physlaw.pack.twofold import ray_scale
 
@@ -86,11 +86,7 @@ def test_route_rays_meet_what_c_meets(law, pack_model: Any, route_case, settings
     """Rays aimed at each geom from three points, at the start and the settled end, cast by the route's own `ray` at
     MuJoCo C's poses, meet the scene where `mj_ray` does (or miss it where it misses), to 100 times the route's
     precision of the extent or the ray's distance."""
-    if route_case.why_not:
-        pytest.skip(f"{route_case.route}: {route_case.why_not}")
-    module = adapter(route_case.route)
-    if not hasattr(module, "rays"):
-        pytest.skip(f"{route_case.route}: casts MuJoCo C's own rays (no ray of its own to judge)")
+    module = adapter_offering(route_case, "rays", "casts MuJoCo C's own rays (no ray of its own to judge)")
     model = pack_model.model
     if not model.ngeom:
         pytest.skip(f"{route_case.route}: no geom")

@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 from pytest_physlaw import mujoco_versions
-from pytest_physlaw.pack.routes import adapter, reference, route_law
+from pytest_physlaw.pack.routes import adapter_offering, reference, route_law
 from pytest_physlaw.pack.routes.common import RouteRefused, RouteUnsupported
 from pytest_physlaw.pack.sequences import saved_edits
 
@@ -109,11 +109,8 @@ def test_route_set_const_is_c_set_const(law, pack_model: Any, route_case) -> Non
     constants recomputed by the route's `set_const`, has MuJoCo C's `mj_setConst` constants of the same edit, to 100
     times the route's precision of each constant's scale (and, through the mass matrix's factor, 10 machine epsilons
     times its condition number)."""
-    if route_case.why_not:
-        pytest.skip(f"{route_case.route}: {route_case.why_not}")
-    module = adapter(route_case.route)
-    if not hasattr(module, "set_const"):
-        pytest.skip(f"{route_case.route}: has no set_const of its own (MJX none; Newton's is MuJoCo Warp's)")
+    module = adapter_offering(route_case, "set_const", "has no set_const of its own (MJX none; Newton's is MuJoCo "
+                              "Warp's)")
     model = pack_model.model
     c = edited(model)
     try:
