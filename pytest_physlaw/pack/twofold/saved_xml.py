@@ -237,10 +237,10 @@ def _again(pack_model, model_case: str) -> mujoco.MjModel:
                     f"{exc}".replace("\n", " "))
 
 
-LAW_ID = "model-saved-xml-is-the-model"
+LAW_ID = "model-saved-xml-is-the-model"  # the law below (its marker spells it: the docs and catalogue read markers)
 
 
-@pytest.mark.law(LAW_ID, source=SOURCE)
+@pytest.mark.law("model-saved-xml-is-the-model", source=SOURCE)
 def test_saved_xml_is_the_model(law, pack_model, twofold_states, model_case) -> None:
     """The MJCF MuJoCo's writer saves of the model compiles to the same sizes and attributes, the same parameters
     and, at the reference pose and every state the runs reach, the same kinematics, mass matrix and forces, to the
