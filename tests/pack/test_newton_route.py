@@ -35,8 +35,8 @@ WHEEL = """<mujoco><option timestep="0.002"/><worldbody>
     <motor joint="swing" gear="2" ctrlrange="-1 1"/></actuator></mujoco>"""
 LAWS = ("model-route-runs", "model-route-step", "model-route-trajectory", "model-route-settled", "model-route-cap",
         "model-route-cost", "model-route-readouts", "model-route-rays", "model-route-set-const")
-# Newton casts MuJoCo C's own rays and its set_const is MuJoCo Warp's: those laws skip there, saying so.
-NOT_NEWTONS = {"model-route-rays[cpu]": "casts MuJoCo C's own rays", "model-route-set-const[cpu]": "no set_const of its own"}
+# Newton casts MuJoCo C's own rays: the ray law skips there, saying so.
+NOT_NEWTONS = {"model-route-rays[cpu]": "casts MuJoCo C's own rays"}
 
 
 def _newton_or_skip() -> None:
@@ -45,13 +45,14 @@ def _newton_or_skip() -> None:
         pytest.skip(reason)
 
 
-def _run(pytester: pytest.Pytester, xml: str, conftest: str = "", ini: str = "") -> tuple[pytest.RunResult, dict]:
+def _run(pytester: pytest.Pytester, xml: str, conftest: str = "", ini: str = "",
+         keyword: str = "route") -> tuple[pytest.RunResult, dict]:
     """The route laws alone on one model on Newton, in a process of its own; (the result, records by law)."""
     (pytester.path / "robot.xml").write_text(xml)
     pytester.makeini(f"[pytest]\nphyslaw_model_steps = 100\n{ini}\n")
     if conftest:
         pytester.makeconftest(conftest)
-    result = pytester.runpytest_subprocess("--physlaw-model=robot.xml", "--physlaw-models-only", "-k", "route",
+    result = pytester.runpytest_subprocess("--physlaw-model=robot.xml", "--physlaw-models-only", "-k", keyword,
                                            "--physlaw-route=newton", "-p", "no:cacheprovider", "-rs")
     path = pytester.path / ".physlaw" / "report.json"
     laws = json.loads(path.read_text())["laws"] if path.exists() else []
@@ -116,8 +117,8 @@ PERMUTE = textwrap.dedent("""
 
 
 def test_the_route_runs_a_model_and_a_misplaced_inertia_fails_the_step_law(pytester: pytest.Pytester) -> None:
-    """The wheel and the pendulum on Newton: all seven laws that judge Newton pass (ids end with [cpu]), the ray and
-    set_const laws skip naming why; the same run with the wheel's moments rolled onto other axes in Newton's CPU model (its frame
+    """The wheel and the pendulum on Newton: all eight laws that judge Newton pass (ids end with [cpu]; set_const's:
+    masses and inertia scaled in Newton's model, notified, synced), the ray law skips naming why; the same run with the wheel's moments rolled onto other axes in Newton's CPU model (its frame
     kept) fails one step and the trajectory."""
     _newton_or_skip()
     result, laws = _run(pytester, WHEEL)
@@ -133,6 +134,32 @@ def test_the_route_runs_a_model_and_a_misplaced_inertia_fails_the_step_law(pytes
     assert _check(laws["model-route-step[cpu]"], "qvel_over_c_spread")["value"] > 100
 
 
+UNSYNCED = textwrap.dedent("""
+    from pytest_physlaw.pack.routes import newton as route
+
+    built = route.build
+
+    def build(mjm, source):
+        # Newton's model edited, its MuJoCo model never told: a sync that drops the new masses and inertias
+        model, solver, newton = built(mjm, source)
+        solver._update_model_inertial_properties = lambda *args, **kwargs: None
+        return model, solver, newton
+
+    route.build = build
+    """)
+
+
+def test_masses_edited_in_newtons_model_but_not_synced_fail_the_set_const_law(pytester: pytest.Pytester) -> None:
+    """Newton's masses and inertias scaled and notified: its MuJoCo model's constants are C's of the same edit; where
+    the sync drops them, the constants stay those of the file and the law fails."""
+    _newton_or_skip()
+    result, laws = _run(pytester, WHEEL, keyword="route_set_const")
+    assert laws["model-route-set-const[cpu]"]["outcome"] == "passed", result.stdout.str()
+    result, laws = _run(pytester, WHEEL, UNSYNCED, keyword="route_set_const")
+    record = laws["model-route-set-const[cpu]"]
+    assert record["outcome"] == "failed" and _check(record, "set_const_apart_over_precision")["value"] > 100, record
+
+
 @SLOW
 def test_float64_and_another_timestep_on_newton(pytester: pytest.Pytester) -> None:
     """Newton keeps its state in float32: float64 skips every law naming it. At twice the model's timestep the
@@ -143,7 +170,7 @@ def test_float64_and_another_timestep_on_newton(pytester: pytest.Pytester) -> No
     count = lambda line: int(line.split("[", 1)[1].split("]", 1)[0])  # noqa: E731  (-rs folds one place's: "[2]")
     float32 = sum(count(s) for s in skips if "float32 between SolverMuJoCo's steps" in s)
     others = [s for s in skips if "float32 between SolverMuJoCo's steps" not in s]
-    assert float32 == len(LAWS) - len(NOT_NEWTONS), skips  # the laws that run Newton; the other two say their own why
+    assert float32 == len(LAWS) - len(NOT_NEWTONS), skips  # the laws that run Newton; the other says its own why
     assert all(any(why in s for why in NOT_NEWTONS.values()) for s in others), skips
     result, laws = _run(pytester, WHEEL, ini="physlaw_route_timestep = 0.004")
     failed = {law for law, r in laws.items() if r["outcome"] == "failed"}

@@ -156,11 +156,15 @@ def _start(solver: Any, model: Any, world: World, version: str) -> Any:
     return state
 
 
-def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup, *, source: str | Path) -> RouteRun:
-    """Each world from its start under its controls on Newton's SolverMuJoCo (MuJoCo CPU backend), one step a row."""
+def _float32_only(setup: RouteSetup) -> None:
     if setup.precision != "float32":
         raise RouteUnsupported("Newton keeps its state in float32 between SolverMuJoCo's steps: ini "
                                f"physlaw_route_precision = {setup.precision} is for MJX")
+
+
+def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup, *, source: str | Path) -> RouteRun:
+    """Each world from its start under its controls on Newton's SolverMuJoCo (MuJoCo CPU backend), one step a row."""
+    _float32_only(setup)
     started = time.perf_counter()
     model, solver, newton = build(mjm, source)
     steps, n = worlds[0].ctrl.shape[0], len(worlds)
@@ -202,3 +206,40 @@ def run(mjm: mujoco.MjModel, worlds: list[World], setup: RouteSetup, *, source: 
                     actuator_force=force, niter=niter, capped=capped, overflow=overflow, contacts_max=contacts_max,
                     rows_max=rows_max, capacity={"contacts": None, "rows": None}, compile_seconds=compile_seconds,
                     step_seconds=stepping / max(steps, 1), notes=notes)
+
+
+# What a user edits in Newton's own model and reaches MuJoCo by `notify_model_changed`: the bodies' masses and inertia
+# tensors (BODY_INERTIAL_PROPERTIES). Its joints' reference pose and armature reach it by other flags, not judged here.
+SET_CONST_EDITS = ("body_mass", "body_inertia")
+
+
+def set_const(mjm: mujoco.MjModel, edited: mujoco.MjModel, fields: tuple[str, ...], constants: tuple[str, ...],
+              setup: RouteSetup, *, source: str | Path) -> dict[str, np.ndarray]:
+    """MuJoCo's `constants` of Newton's model of the file after every body's mass and inertia tensor in Newton's
+    model are scaled as `edited`'s (one factor for all) and `notify_model_changed(BODY_INERTIAL_PROPERTIES)` is
+    called, which syncs them into its MuJoCo model and recomputes the constants there (on the CPU backend:
+    `mj_setConst` on Newton's MuJoCo model)."""
+    import warp as wp
+
+    _float32_only(setup)
+    if set(fields) - set(SET_CONST_EDITS):
+        raise RouteUnsupported(f"Newton's route edits only {', '.join(SET_CONST_EDITS)} (asked: {', '.join(fields)})")
+    moving = np.asarray(mjm.body_mass) > 0
+    factor = float(np.sum(edited.body_mass) / max(float(np.sum(mjm.body_mass)), 1e-300))
+    if not np.allclose(np.asarray(edited.body_mass)[moving], factor * np.asarray(mjm.body_mass)[moving], rtol=1e-12):
+        raise RouteUnsupported("Newton's route scales every body's mass by one factor; the edit does not")
+    model, solver, newton = build(mjm, source)
+    with wp.ScopedDevice("cpu"):
+        mass = model.body_mass.numpy() * factor
+        inertia = model.body_inertia.numpy() * factor
+        model.body_mass.assign(mass)
+        model.body_inertia.assign(inertia)
+        # the inverses Newton keeps beside them, kept consistent (its own solvers read them)
+        if getattr(model, "body_inv_mass", None) is not None:
+            model.body_inv_mass.assign(np.where(mass > 0, 1.0 / np.where(mass > 0, mass, 1.0), 0.0))
+        if getattr(model, "body_inv_inertia", None) is not None:
+            model.body_inv_inertia.assign(np.array([np.linalg.pinv(i) for i in inertia.reshape(-1, 3, 3)],
+                                                   dtype=inertia.dtype).reshape(inertia.shape))
+        solver.notify_model_changed(newton.ModelFlags.BODY_INERTIAL_PROPERTIES)
+    got = solver.mj_model
+    return {name: np.array(getattr(got, name), dtype=float) for name in constants if hasattr(got, name)}

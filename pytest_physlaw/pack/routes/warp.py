@@ -196,7 +196,7 @@ def rays(mjm: mujoco.MjModel, host: mujoco.MjData, pnts: np.ndarray, vecs: np.nd
 
 
 def set_const(mjm: mujoco.MjModel, edited: mujoco.MjModel, fields: tuple[str, ...], constants: tuple[str, ...],
-              setup: RouteSetup) -> dict[str, np.ndarray]:
+              setup: RouteSetup) -> dict[str, np.ndarray]:  # every field the law edits (no SET_CONST_EDITS)
     """MuJoCo Warp's `constants` of `mjm` put on the route with `fields` set to `edited`'s (every world alike) and
     `set_const` called, each as float64 of C's shape (its first world; one this release's model lacks is left out).
     A release without `set_const` is RouteUnsupported."""
