@@ -3,14 +3,17 @@
 mj_setConst computes `body_invweight0` body by body (one mj_solveM of 6 rows each, then J X^T);
 mobility_many packs bodies of different kinematic trees into the same rows of one batched
 mj_solveM2 and multiplies on each body's tree dofs only. Both are timed in this one run,
-interleaved round by round; the figure is the median over rounds of each round's ratio, so a load
-that comes and goes hits both sides of a ratio alike. mobility_many is timed together with
-`forward_position` (the stages mj_setConst runs for itself) to compare like with like.
+interleaved round by round; the figure is the ratio of each side's fastest round (a load that comes
+and goes does not hit both sides alike: mobility_many's BLAS calls use two threads and wait on a busy
+core, mj_setConst uses one). mobility_many is timed together with `forward_position` (the stages
+mj_setConst runs for itself) to compare like with like.
 
 Measured (`.venv/bin/pytest tests/coupling/test_mobility_timing.py -s`, 2-core machine, MuJoCo
-3.14.0 and 4.0.0): heap200 0.04-0.17, arms20x10 0.09-0.59, chain200 0.31-0.69, the higher
-figures with the other core busy (`python -c "while 1: pass" &`) and other jobs running. The one
-tree of chain200 gives packing nothing to share, so it is the case nearest the bound of 1.
+3.14.0 and 4.0.0): heap200 0.04-0.17, arms20x10 0.09-0.59, chain200 0.31-0.69 as medians of the
+rounds' ratios, the higher figures with the other core busy (`python -c "while 1: pass" &`) and
+other jobs running; as fastest rounds (2026-12-08, MuJoCo 3.14.0): 0.25, 0.41, 0.40 alone and 0.26,
+0.43, 0.39 with the other core busy. The one tree of chain200 gives packing nothing to share, so it
+is the case nearest the bound of 1.
 """
 
 from __future__ import annotations
@@ -67,11 +70,14 @@ def test_mobility_many_is_not_slower_than_mj_setconst(scene, record_property):
         fresh = mujoco.MjData(model)
         ours.append(_seconds(lambda: (forward_position(model, data), mobility_many(model, data, bodies))))
         theirs.append(_seconds(lambda: mujoco.mj_setConst(model, fresh)))
-    ratio = statistics.median(a / b for a, b in zip(ours, theirs))
+    # each side's fastest round: what it costs when nothing else runs. The median of the rounds' ratios read 1.0002
+    # on chain200 in a CI run (the other test worker busy: mobility_many's BLAS calls run on two threads and wait for
+    # the busy core, mj_setConst runs on one), where the same test alone reads 0.45
+    ratio = min(ours) / min(theirs)
     figures = (
         f"{model.nbody - 1} bodies, nv {model.nv}: forward_position + mobility_many "
-        f"{statistics.median(ours) * 1e3:.2f} ms, mj_setConst {statistics.median(theirs) * 1e3:.2f} ms "
-        f"(medians of {ROUNDS}), median ratio {ratio:.2f}"
+        f"{min(ours) * 1e3:.2f} ms, mj_setConst {min(theirs) * 1e3:.2f} ms (fastest of {ROUNDS}), ratio {ratio:.2f} "
+        f"(median of the rounds' ratios {statistics.median(a / b for a, b in zip(ours, theirs)):.2f})"
     )
     print(figures)  # shown with pytest -s
     record_property("mobility_many_over_setconst", ratio)
