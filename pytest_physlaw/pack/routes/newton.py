@@ -229,6 +229,11 @@ def set_const(mjm: mujoco.MjModel, edited: mujoco.MjModel, fields: tuple[str, ..
     if not np.allclose(np.asarray(edited.body_mass)[moving], factor * np.asarray(mjm.body_mass)[moving], rtol=1e-12):
         raise RouteUnsupported("Newton's route scales every body's mass by one factor; the edit does not")
     model, solver, newton = build(mjm, source)
+    # the notification's flags: newton.ModelFlags (1.7), earlier newton.solvers.SolverNotifyFlags
+    notify = getattr(newton, "ModelFlags", None) or getattr(getattr(newton, "solvers", None), "SolverNotifyFlags", None)
+    inertial = getattr(notify, "BODY_INERTIAL_PROPERTIES", None)
+    if inertial is None:
+        raise RouteUnsupported(f"newton {newton.__version__} has no BODY_INERTIAL_PROPERTIES notification")
     with wp.ScopedDevice("cpu"):
         mass = model.body_mass.numpy() * factor
         inertia = model.body_inertia.numpy() * factor
@@ -240,6 +245,6 @@ def set_const(mjm: mujoco.MjModel, edited: mujoco.MjModel, fields: tuple[str, ..
         if getattr(model, "body_inv_inertia", None) is not None:
             model.body_inv_inertia.assign(np.array([np.linalg.pinv(i) for i in inertia.reshape(-1, 3, 3)],
                                                    dtype=inertia.dtype).reshape(inertia.shape))
-        solver.notify_model_changed(newton.ModelFlags.BODY_INERTIAL_PROPERTIES)
+        solver.notify_model_changed(inertial)
     got = solver.mj_model
     return {name: np.array(getattr(got, name), dtype=float) for name in constants if hasattr(got, name)}
