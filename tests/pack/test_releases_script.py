@@ -143,3 +143,28 @@ def test_the_table_names_what_a_route_ran_with_and_its_note(releases) -> None:
     assert "note: errored before with warp-lang 1.19.0" in table
     uncapped = {**row, "period": {"released": None, "caps": {}, "why": "uncapped: no answer"}, "ran_with": {}}
     assert "| 3.7.0.1 (uncapped: no answer) |" in releases.markdown([uncapped])
+
+
+def test_a_reports_xfails_are_counted_apart_from_its_skips(releases, pytester: pytest.Pytester) -> None:
+    """A release's known defects end xfailed: the outcomes count them, with their laws, apart from the skips."""
+    pytester.makepyfile(test_laws="""
+        import pytest
+
+        @pytest.mark.law("law-passes")
+        def test_passes(law):
+            law.check("x", 0.0, le=1.0)
+
+        @pytest.mark.law("law-known")
+        def test_known(law):
+            law.follows("a known defect of this release", "beside the step")
+            law.check("x", 2.0, le=1.0)
+
+        @pytest.mark.law("law-skips")
+        def test_skips(law):
+            pytest.skip("nothing to judge")
+    """)
+    report = pytester.path / "report.json"
+    pytester.runpytest_inprocess(f"--law-report={report}", "-p", "no:cacheprovider")
+    (entry,) = releases.outcomes(report).values()
+    assert (entry["passed"], entry["xfailed"], entry["skipped"], entry["failed"]) == (1, 1, 1, 0), entry
+    assert entry["xfailed_laws"] == ["law-known"], entry
