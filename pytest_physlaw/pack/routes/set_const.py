@@ -125,6 +125,8 @@ def test_route_set_const_is_c_set_const(law, pack_model: Any, route_case) -> Non
         route = module.set_const(model, c, fields, (*SUMS, *SOLVES), route_case.setup, **extra)
     except (RouteUnsupported, RouteRefused) as e:
         pytest.skip(f"{route_case.route}: {e}")
+    except NotImplementedError as e:  # a feature the route's set_const leaves to later releases: named, not judged
+        pytest.skip(f"{route_case.route} {module.versions()}: its set_const does not handle this model: {e}"[:400])
     cond, unit = condition(c), float(np.finfo(route_case.setup.precision).eps)
     worst, where, compared = apart(c, route, route_case.setup.eps, unit, cond)
     moved = max((_largest_change(model, c, name) for name in compared), default=0.0)
