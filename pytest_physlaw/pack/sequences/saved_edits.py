@@ -155,12 +155,12 @@ def free_poses_apart(changed: mujoco.MjModel, again: mujoco.MjModel) -> tuple[fl
     return share, again
 
 
-def judged_copy(changed: mujoco.MjModel, again: mujoco.MjModel) -> mujoco.MjModel:
-    """The saved copy with what the compiler derives from the reference pose set as in the edited model: a connect's
-    and a weld's anchor on its second body (`eq_data`) and the automatic rest length of a tendon without a spring
-    (`tendon_lengthspring`, springlength -1: no force) are compiled at the reference pose, so the saved copy's follow
-    an edited pose by design while the edited model's stay (mj_setConst and mj_copyBack take them over from 3.17). A
-    tendon spring's rest length is edited, and judged."""
+def derived_as_edited(changed: mujoco.MjModel, again: mujoco.MjModel) -> mujoco.MjModel:
+    """The saved copy, changed in place, with what the compiler derives from the reference pose set as in the edited
+    model: a connect's and a weld's anchor on its second body (`eq_data`) and the automatic rest length of a tendon
+    without a spring (`tendon_lengthspring`, springlength -1: no force) are compiled at the reference pose, so the
+    saved copy's follow an edited pose by design while the edited model's stay (mj_setConst and mj_copyBack take them
+    over from 3.17). A tendon spring's rest length is edited, and judged."""
     if changed.neq == again.neq:
         again.eq_data[:] = changed.eq_data
     if changed.ntendon == again.ntendon:
@@ -192,7 +192,7 @@ def test_saved_model_keeps_its_edits(law, pack_model, twofold_states, model_case
     # place: no copy of a robot's model per quantity), so that the other edits and the forward pass are judged without
     # it (what the compiler derives from a lost free pose included)
     free, rest = free_poses_apart(changed, again)
-    rest = judged_copy(changed, rest)
+    rest = derived_as_edited(changed, rest)
     masses, mass_name, rest = saved_xml.masses_apart(changed, rest)
     springs, rest = tendon_springs_apart(changed, rest)
     spring_known = mujoco_versions.known_defect(LAW, "tendon_springs_apart_over_text")
